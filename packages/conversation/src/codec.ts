@@ -1,0 +1,169 @@
+import { err, ok, type Result } from "neverthrow";
+import type { z } from "zod";
+import { type DecodeError, decodeError, type JsonPath } from "./errors.js";
+import {
+  type ConversationEvent,
+  type ConversationEventType,
+  chatRequestSchema,
+  configDeltaSchema,
+  type EventOfType,
+  inquiryAnsweredSchema,
+  inquiryCancelledSchema,
+  inquiryRedactedSchema,
+  inquiryRequestSchema,
+  type StreamEvent,
+  toolCallRequestSchema,
+  toolCallResponseSchema,
+  turnStartSchema,
+} from "./events.js";
+import { chatResponseVariant } from "./internal/chat-response.js";
+import { isPlainObject } from "./json.js";
+import { formatTimestamp } from "./timestamp.js";
+
+// The JSON each decoded event was read from. `encodeEvent` writes an event it decoded and that
+// nobody replaced exactly as it was read ("write new, read both"): a legacy inquiry response
+// stays legacy on disk until the conversation records a new one, and nothing is reformatted.
+const decodedFrom = new WeakMap<object, object>();
+
+type AnySchema = z.ZodType<unknown>;
+
+const schemaByType: Readonly<Record<string, AnySchema>> = {
+  turn_start: turnStartSchema,
+  chat_request: chatRequestSchema,
+  tool_call_request: toolCallRequestSchema,
+  tool_call_response: toolCallResponseSchema,
+  inquiry_request: inquiryRequestSchema,
+  config_delta: configDeltaSchema,
+};
+
+/**
+ * Decodes one entry of `events.json`. Never throws: foreign input comes back as an `Err` whose
+ * message names the path. Unknown event types are returned as they are, to be written back
+ * unchanged; legacy shapes (flat inquiry responses, `cancelled` without a reason) are read into
+ * the current shape.
+ *
+ * @example
+ * const event = decodeEvent({ timestamp: "2026-03-05 22:13:24.147869", type: "inquiry_response",
+ *   id: "call_1.apply_changes", answer: true });
+ * // Ok({ …, outcome: "answered", id: "call_1.apply_changes", answer: true })
+ */
+export function decodeEvent(json: unknown, path: JsonPath = []): Result<StreamEvent, DecodeError> {
+  if (!isPlainObject(json)) return err(decodeError(path, `expected an event object, got ${kindOf(json)}`));
+  const type = json.type;
+  if (typeof type !== "string") {
+    return err(decodeError([...path, "type"], `expected the event type as a string, got ${kindOf(type)}`));
+  }
+  const schema = schemaFor(type, json);
+  if (schema === undefined) return ok(json as StreamEvent);
+  const input = type === "inquiry_response" ? upgradeInquiryResponse(json, path) : ok(json);
+  if (input.isErr()) return err(input.error);
+  const parsed = schema.safeParse(input.value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = [...path, ...(issue?.path ?? [])].filter(
+      (s): s is string | number => typeof s !== "symbol",
+    );
+    return err(decodeError(where, `${type}: ${issue?.message ?? "invalid event"}`));
+  }
+  const event = parsed.data as StreamEvent;
+  decodedFrom.set(event, json);
+  return ok(event);
+}
+
+/** Options of {@link encodeEvent}. */
+export interface EncodeOptions {
+  /** Write the canonical current shape even for an event decoded from an older one. */
+  readonly canonical?: boolean;
+}
+
+/**
+ * Encodes an event for `events.json`. An event that was decoded and not replaced is written as
+ * it was read; any other event is written in the canonical shape: `timestamp`, `type`, its
+ * fields, then `metadata` (left out when empty).
+ */
+export function encodeEvent(event: StreamEvent, options: EncodeOptions = {}): object {
+  if (options.canonical !== true) {
+    const source = decodedFrom.get(event);
+    if (source !== undefined) return source;
+  }
+  const { timestamp, type, metadata, ...fields } = event as StreamEvent & { metadata?: unknown };
+  const out: Record<string, unknown> = { timestamp, type };
+  // The response's tag leads its fields, as JP's internally-tagged enum writes it.
+  if ("outcome" in fields) out.outcome = fields.outcome;
+  for (const key in fields) if (key !== "outcome") out[key] = fields[key as keyof typeof fields];
+  if (isPlainObject(metadata) && Object.keys(metadata).length > 0) out.metadata = metadata;
+  return out;
+}
+
+/** The fields of a conversation event of type `T`, with an optional timestamp (default: now). */
+export type EventFields<T extends ConversationEventType> =
+  EventOfType<T> extends infer E
+    ? E extends unknown
+      ? { [K in keyof E as K extends "type" | "timestamp" ? never : K]: E[K] } & {
+          timestamp?: string;
+        }
+      : never
+    : never;
+
+/**
+ * Creates a new conversation event, stamped now unless a `timestamp` is given.
+ *
+ * @example
+ * const answered = createEvent("inquiry_response", { outcome: "answered", id: "call_1.confirm.1", answer: true });
+ */
+export function createEvent<T extends ConversationEventType>(
+  type: T,
+  fields: EventFields<T>,
+): EventOfType<T> {
+  const { timestamp, ...rest } = fields as { timestamp?: string };
+  return { timestamp: timestamp ?? formatTimestamp(), type, ...rest } as unknown as EventOfType<T>;
+}
+
+/** Whether `event` was decoded and is still the very object decoding produced. */
+export function wasDecoded(event: ConversationEvent | StreamEvent): boolean {
+  return decodedFrom.has(event);
+}
+
+function schemaFor(type: string, json: Record<string, unknown>): AnySchema | undefined {
+  if (type === "chat_response") return chatResponseVariant(json);
+  if (type === "inquiry_response") {
+    if (json.outcome === "cancelled") return inquiryCancelledSchema;
+    if (json.outcome === "redacted") return inquiryRedactedSchema;
+    return inquiryAnsweredSchema;
+  }
+  return schemaByType[type];
+}
+
+// RFD 082's read rules: a legacy flat `{id, answer}` is `answered`; `cancelled` without a reason
+// is `user`; no outcome and no answer, or an outcome this version does not know, is an error.
+function upgradeInquiryResponse(
+  json: Record<string, unknown>,
+  path: JsonPath,
+): Result<Record<string, unknown>, DecodeError> {
+  const { outcome } = json;
+  if (outcome === undefined) {
+    if (!("answer" in json)) {
+      return err(
+        decodeError(path, "inquiry_response: no `outcome` and no `answer`: not an inquiry response"),
+      );
+    }
+    const { timestamp, type, ...rest } = json;
+    return ok({ timestamp, type, outcome: "answered", ...rest });
+  }
+  if (outcome === "cancelled" && json.reason === undefined) return ok({ ...json, reason: "user" });
+  if (outcome === "answered" || outcome === "cancelled" || outcome === "redacted") return ok(json);
+  return err(
+    decodeError(
+      [...path, "outcome"],
+      `inquiry_response: unknown outcome ${JSON.stringify(outcome) ?? String(outcome)}; expected "answered", "cancelled" or "redacted"`,
+    ),
+  );
+}
+
+/** A short name of a value's JSON kind for error messages. */
+export function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (value === undefined) return "nothing";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}

@@ -1,0 +1,54 @@
+// The public API of @jp/conversation: every exported name below is a commitment.
+export type { EncodeOptions, EventFields } from "./codec.js";
+export { createEvent, decodeEvent, encodeEvent, wasDecoded } from "./codec.js";
+export type { DecodeError, JsonPath, StoreError, StreamError } from "./errors.js";
+export { formatPath } from "./errors.js";
+export type {
+  ChatRequest,
+  ChatResponse,
+  ConfigDelta,
+  ConversationEvent,
+  ConversationEventType,
+  EventOfType,
+  InquiryRequest,
+  InquiryResponse,
+  StreamEvent,
+  ToolCallRequest,
+  ToolCallResponse,
+  TurnStart,
+  UnknownEvent,
+} from "./events.js";
+export {
+  CONVERSATION_EVENT_TYPES,
+  isConfigDelta,
+  isConversationEvent,
+  isEventOfType,
+} from "./events.js";
+export type {
+  ConversationLayout,
+  ConversationMetadata,
+  StoredConversation,
+} from "./file-store.js";
+export {
+  baseConfigOf,
+  FileConversationStore,
+  loadConversation,
+  saveConversation,
+} from "./file-store.js";
+export type {
+  CancellationReason,
+  InquiryAnswerReusePolicy,
+  InquiryAnswerType,
+  InquiryQuestion,
+  InquirySource,
+  KnownCancellationReason,
+  SelectOption,
+} from "./inquiry.js";
+export { isKnownCancellationReason, KNOWN_CANCELLATION_REASONS } from "./inquiry.js";
+export type { JsonObject, JsonValue } from "./json.js";
+export { inquiryResponseLine, toMarkdown } from "./markdown.js";
+export type { SanitizeChange, SanitizeReason, SanitizeReport } from "./sanitize.js";
+export { INTERRUPTED_TOOL_CALL_CONTENT } from "./sanitize.js";
+export type { Turn } from "./stream.js";
+export { ConversationStream } from "./stream.js";
+export { EPOCH_TIMESTAMP, formatTimestamp } from "./timestamp.js";

@@ -1,0 +1,110 @@
+import { z } from "zod";
+import { keepUnknownKeys } from "./internal/keep-unknown-keys.js";
+import { jsonObjectSchema, jsonValueSchema } from "./json.js";
+
+/**
+ * Who asked a recorded question. Derived from tool metadata at the executor boundary, never
+ * from user configuration, so the audit trail cannot be relabelled by a config file.
+ */
+export const inquirySourceSchema = z.discriminatedUnion("source", [
+  z.object({ source: z.literal("tool"), name: z.string() }),
+  z.object({ source: z.literal("assistant") }),
+  z.object({ source: z.literal("user") }),
+  z.object({ source: z.literal("other"), name: z.string() }),
+]);
+/** Who asked a recorded question: `{"source":"tool","name":…}`, `assistant`, `user` or `other`. */
+export type InquirySource = z.infer<typeof inquirySourceSchema>;
+
+/** One choice of a recorded select or multi-select question. */
+export const selectOptionSchema = keepUnknownKeys(
+  z.object({ value: jsonValueSchema, description: z.string().optional() }),
+);
+/** One choice of a recorded select or multi-select question. */
+export type SelectOption = z.infer<typeof selectOptionSchema>;
+
+/** The answer type of a recorded question, tagged by `type`. */
+export const inquiryAnswerTypeSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("boolean") }),
+  z.object({ type: z.literal("select"), options: z.array(selectOptionSchema) }),
+  z.object({ type: z.literal("multi_select"), options: z.array(selectOptionSchema) }),
+  z.object({ type: z.literal("text") }),
+  z.object({ type: z.literal("secret") }),
+  z.object({ type: z.literal("schema"), schema: jsonObjectSchema }),
+]);
+/** The answer type of a recorded question, tagged by `type`. */
+export type InquiryAnswerType = z.infer<typeof inquiryAnswerTypeSchema>;
+
+/** Whether an answer may be remembered for the rest of the turn. */
+export const inquiryAnswerReusePolicySchema = z.enum(["none", "turn"]);
+/** Whether an answer may be remembered for the rest of the turn (`turn`, the default) or not. */
+export type InquiryAnswerReusePolicy = z.infer<typeof inquiryAnswerReusePolicySchema>;
+
+/**
+ * The question as persisted. `exclusive` (default `false`) and `persistence` (default `"turn"`)
+ * are absent at their defaults, both when read and when written.
+ */
+export const inquiryQuestionSchema = z.preprocess(
+  dropNullOptionals,
+  keepUnknownKeys(
+    z.object({
+      text: z.string(),
+      answer_type: inquiryAnswerTypeSchema,
+      default: jsonValueSchema.optional(),
+      context: z.string().optional(),
+      exclusive: z.boolean().optional(),
+      persistence: inquiryAnswerReusePolicySchema.optional(),
+    }),
+  ).transform(dropDefaults),
+);
+/** The question as persisted in an `inquiry_request` event. */
+export type InquiryQuestion = z.output<typeof inquiryQuestionSchema>;
+
+// JP's serde writes `null` for an absent `default` or `context` in some versions; both mean
+// "not set".
+function dropNullOptionals(value: unknown): unknown {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  const record = value as Record<string, unknown>;
+  if (record.default !== null && record.context !== null) return value;
+  const out = { ...record };
+  if (out.default === null) delete out.default;
+  if (out.context === null) delete out.context;
+  return out;
+}
+
+// Canonical form: defaults are absent, so two questions that mean the same thing compare equal
+// and encode identically.
+function dropDefaults<Q extends { exclusive?: boolean | undefined; persistence?: string | undefined }>(
+  question: Q,
+): Q {
+  if (question.exclusive === true || question.exclusive === undefined) {
+    if (question.persistence !== "turn") return question;
+  }
+  const out = { ...question };
+  if (out.exclusive !== true) delete out.exclusive;
+  if (out.persistence !== "none") delete out.persistence;
+  return out;
+}
+
+/** The cancellation reasons this SDK writes. Any other string read from disk is kept verbatim. */
+export const KNOWN_CANCELLATION_REASONS = [
+  "user",
+  "backend_error",
+  "no_prompt_backend",
+  "assistant_routing_denied",
+  "invalid_static_answer",
+] as const;
+
+/** A reason this SDK writes (see {@link KNOWN_CANCELLATION_REASONS}). */
+export type KnownCancellationReason = (typeof KNOWN_CANCELLATION_REASONS)[number];
+
+/**
+ * Why an inquiry closed without an answer. Reasons written by a newer version are preserved
+ * verbatim: audit-trail only, readers must not branch on them.
+ */
+// The `string & {}` keeps editor completion for the known reasons while accepting any string.
+export type CancellationReason = KnownCancellationReason | (string & {});
+
+/** Whether `reason` is one this SDK knows by name. */
+export function isKnownCancellationReason(reason: string): reason is KnownCancellationReason {
+  return (KNOWN_CANCELLATION_REASONS as readonly string[]).includes(reason);
+}

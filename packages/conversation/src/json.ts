@@ -1,0 +1,45 @@
+import { z } from "zod";
+
+/** Any JSON value, as `JSON.parse` produces it. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** A JSON object. */
+export type JsonObject = { [key: string]: JsonValue };
+
+/**
+ * Whether `value` is plain JSON data (no `undefined`, functions, class instances, non-finite
+ * numbers). Iterative, so a deeply nested document cannot overflow the call stack.
+ */
+export function isJsonValue(value: unknown): value is JsonValue {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (next === null || typeof next === "string" || typeof next === "boolean") continue;
+    if (typeof next === "number") {
+      if (!Number.isFinite(next)) return false;
+      continue;
+    }
+    if (Array.isArray(next)) {
+      for (const item of next) pending.push(item);
+      continue;
+    }
+    if (!isPlainObject(next)) return false;
+    for (const key in next) pending.push(next[key]);
+  }
+  return true;
+}
+
+/** Whether `value` is a plain object (`{}` literal or `JSON.parse` output), not an array. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+// Checked without cloning: event payloads (tool arguments, config deltas) can be large, and a
+// cloning schema would double both the time and the memory of a decode.
+export const jsonValueSchema = z.custom<JsonValue>(isJsonValue, { message: "expected JSON data" });
+export const jsonObjectSchema = z.custom<JsonObject>(
+  (value) => isPlainObject(value) && isJsonValue(value),
+  { message: "expected a JSON object" },
+);

@@ -1,0 +1,167 @@
+import {
+  type ConversationEvent,
+  isConversationEvent,
+  type StreamEvent,
+  type ToolCallRequest,
+  type ToolCallResponse,
+} from "./events.js";
+import { type Family, unpairedInWindow } from "./internal/pairing.js";
+import { turnWindows } from "./internal/turns.js";
+import { EPOCH_TIMESTAMP } from "./timestamp.js";
+
+/** Why {@link ConversationStream.sanitize} removed or inserted an entry (one code per step). */
+export type SanitizeReason =
+  | "before-first-chat-request"
+  | "orphaned-tool-call-response"
+  | "interrupted-tool-call"
+  | "orphaned-inquiry-response"
+  | "orphaned-inquiry-request"
+  | "trailing-turn-start"
+  | "duplicate-turn-start"
+  | "missing-turn-start";
+
+/** One change made by a sanitize pass. */
+export interface SanitizeChange {
+  readonly reason: SanitizeReason;
+  readonly event: StreamEvent;
+}
+
+/** What a sanitize pass changed; empty lists when the stream was already sound. */
+export interface SanitizeReport {
+  readonly changed: boolean;
+  readonly removed: readonly SanitizeChange[];
+  readonly inserted: readonly SanitizeChange[];
+}
+
+/** The content JP gives a tool call that never got its response. */
+export const INTERRUPTED_TOOL_CALL_CONTENT = "Tool call was interrupted.";
+
+/**
+ * JP's seven repair steps, in order. Pairing of tool calls and inquiries is scoped to each turn
+ * and counted, so a request orphaned in one turn is never satisfied by a response with the same
+ * id in another (ids may repeat across turns).
+ */
+export function sanitizeEvents(input: readonly StreamEvent[]): {
+  events: StreamEvent[];
+  report: SanitizeReport;
+} {
+  const removed: SanitizeChange[] = [];
+  const inserted: SanitizeChange[] = [];
+  let events = dropBeforeFirstChatRequest(input, removed);
+  events = repairToolCalls(events, removed, inserted);
+  events = dropOrphanedInquiries(events, removed);
+  events = dropTrailingTurnStart(events, removed);
+  events = normalizeLeadingTurnStart(events, removed, inserted);
+  return {
+    events,
+    report: { changed: removed.length + inserted.length > 0, removed, inserted },
+  };
+}
+
+// Step 1: conversation events before the first chat request have no turn to belong to.
+function dropBeforeFirstChatRequest(events: readonly StreamEvent[], removed: SanitizeChange[]) {
+  const first = events.findIndex((e) => e.type === "chat_request");
+  const end = first === -1 ? events.length : first;
+  return events.filter((event, i) => {
+    const drop = i < end && isConversationEvent(event) && event.type !== "turn_start";
+    if (drop) removed.push({ reason: "before-first-chat-request", event });
+    return !drop;
+  });
+}
+
+// Steps 2 and 3: drop tool responses without a request; give every unanswered tool call an
+// error response right after it, so providers accept the history.
+function repairToolCalls(
+  events: readonly StreamEvent[],
+  removed: SanitizeChange[],
+  inserted: SanitizeChange[],
+): StreamEvent[] {
+  const { requests, responses } = unpairedIn(events, "tool_call");
+  const drop = new Set(responses);
+  const interrupted = new Set(requests);
+  const out: StreamEvent[] = [];
+  events.forEach((event, i) => {
+    if (drop.has(i)) {
+      removed.push({ reason: "orphaned-tool-call-response", event });
+      return;
+    }
+    out.push(event);
+    if (interrupted.has(i)) {
+      const request = event as ToolCallRequest;
+      const response: ToolCallResponse = {
+        timestamp: request.timestamp,
+        type: "tool_call_response",
+        id: request.id,
+        content: INTERRUPTED_TOOL_CALL_CONTENT,
+        is_error: true,
+      };
+      inserted.push({ reason: "interrupted-tool-call", event: response });
+      out.push(response);
+    }
+  });
+  return out;
+}
+
+// Steps 4 and 5: inquiry events are never sent to a provider, so an unpaired one is removed
+// rather than completed.
+function dropOrphanedInquiries(events: readonly StreamEvent[], removed: SanitizeChange[]) {
+  const { requests, responses } = unpairedIn(events, "inquiry");
+  const orphanResponses = new Set(responses);
+  const orphanRequests = new Set(requests);
+  return events.filter((event, i) => {
+    if (orphanResponses.has(i)) removed.push({ reason: "orphaned-inquiry-response", event });
+    else if (orphanRequests.has(i)) removed.push({ reason: "orphaned-inquiry-request", event });
+    else return true;
+    return false;
+  });
+}
+
+// Step 6: a turn that started but recorded nothing is dropped.
+function dropTrailingTurnStart(events: readonly StreamEvent[], removed: SanitizeChange[]) {
+  let last = -1;
+  for (let i = events.length - 1; i >= 0; i--) {
+    if (isConversationEvent(events[i] as StreamEvent)) {
+      last = i;
+      break;
+    }
+  }
+  if (last === -1 || events[last]?.type !== "turn_start") return [...events];
+  removed.push({ reason: "trailing-turn-start", event: events[last] as StreamEvent });
+  return events.filter((_, i) => i !== last);
+}
+
+// Step 7: exactly one turn_start before the first chat request. Consecutive turn_starts later
+// in the stream are left alone, as JP does.
+function normalizeLeadingTurnStart(
+  events: readonly StreamEvent[],
+  removed: SanitizeChange[],
+  inserted: SanitizeChange[],
+): StreamEvent[] {
+  const first = events.findIndex((e) => e.type === "chat_request");
+  if (first === -1) return [...events];
+  const starts: number[] = [];
+  for (let i = 0; i < first; i++) if (events[i]?.type === "turn_start") starts.push(i);
+  if (starts.length === 1) return [...events];
+  if (starts.length > 1) {
+    const extra = new Set(starts.slice(1));
+    return events.filter((event, i) => {
+      if (extra.has(i)) removed.push({ reason: "duplicate-turn-start", event });
+      return !extra.has(i);
+    });
+  }
+  const chat = events[first] as ConversationEvent;
+  const start = { timestamp: chat.timestamp || EPOCH_TIMESTAMP, type: "turn_start" } as const;
+  inserted.push({ reason: "missing-turn-start", event: start });
+  return [...events.slice(0, first), start, ...events.slice(first)];
+}
+
+function unpairedIn(events: readonly StreamEvent[], family: Family) {
+  const requests: number[] = [];
+  const responses: number[] = [];
+  for (const window of turnWindows(events)) {
+    const found = unpairedInWindow(events, window, family);
+    requests.push(...found.requests);
+    responses.push(...found.responses);
+  }
+  return { requests, responses };
+}

@@ -1,0 +1,177 @@
+import { err, ok, type Result } from "neverthrow";
+import { decodeEvent, encodeEvent } from "./codec.js";
+import { type DecodeError, decodeError, type StreamError } from "./errors.js";
+import {
+  type ChatRequest,
+  type ConversationEvent,
+  isConversationEvent,
+  type StreamEvent,
+  type TurnStart,
+} from "./events.js";
+import { type Family, pairKey } from "./internal/pairing.js";
+import { turnWindows } from "./internal/turns.js";
+import { type SanitizeReport, sanitizeEvents } from "./sanitize.js";
+import { formatTimestamp } from "./timestamp.js";
+
+/** One turn of a conversation: from its `turn_start` up to the next. */
+export interface Turn {
+  /** 0-based position among the stream's turns. */
+  readonly index: number;
+  /** The index in the stream of the turn's first event. */
+  readonly offset: number;
+  /** The turn's events, its `turn_start` first (absent in streams written before turns). */
+  readonly events: readonly StreamEvent[];
+}
+
+/**
+ * A conversation's events in order, as in JP's `events.json`: conversation events, config deltas
+ * and entries of unknown types (kept verbatim). Appending validates within the current turn, as
+ * JP does; {@link ConversationStream.sanitize} repairs streams that were cut short.
+ *
+ * @example
+ * const stream = ConversationStream.decode(JSON.parse(text))._unsafeUnwrap();
+ * for (const turn of stream.turns()) console.log(turn.index, turn.events.length);
+ */
+export class ConversationStream {
+  #events: StreamEvent[];
+
+  private constructor(events: StreamEvent[]) {
+    this.#events = events;
+  }
+
+  /** An empty stream. */
+  static empty(): ConversationStream {
+    return new ConversationStream([]);
+  }
+
+  /** A stream of already-typed events, taken as they are (no validation). */
+  static from(events: readonly StreamEvent[]): ConversationStream {
+    return new ConversationStream([...events]);
+  }
+
+  /** Decodes the array of `events.json`. Never throws; the error names the failing event. */
+  static decode(json: unknown): Result<ConversationStream, DecodeError> {
+    if (!Array.isArray(json)) return err(decodeError([], "expected an array of events"));
+    const events: StreamEvent[] = new Array(json.length);
+    for (let i = 0; i < json.length; i++) {
+      const decoded = decodeEvent(json[i], [i]);
+      if (decoded.isErr()) return err(decoded.error);
+      events[i] = decoded.value;
+    }
+    return ok(new ConversationStream(events));
+  }
+
+  /** Every entry, in order. */
+  get events(): readonly StreamEvent[] {
+    return this.#events;
+  }
+
+  /** The number of entries. */
+  get length(): number {
+    return this.#events.length;
+  }
+
+  [Symbol.iterator](): IterableIterator<StreamEvent> {
+    return this.#events[Symbol.iterator]();
+  }
+
+  /** Only the conversation events (no config deltas or unknown entries). */
+  conversationEvents(): ConversationEvent[] {
+    return this.#events.filter(isConversationEvent);
+  }
+
+  /** The array for `events.json` (see {@link encodeEvent} for how each entry is written). */
+  toJSON(): object[] {
+    return this.#events.map((event) => encodeEvent(event));
+  }
+
+  /** The turns, in order. */
+  turns(): Turn[] {
+    return turnWindows(this.#events).map((w, index) => ({
+      index,
+      offset: w.start,
+      events: this.#events.slice(w.start, w.end),
+    }));
+  }
+
+  /** A copy that can be changed without touching this stream (events are shared, immutable). */
+  clone(): ConversationStream {
+    return new ConversationStream([...this.#events]);
+  }
+
+  /**
+   * Starts a new turn: a `turn_start` and the user's `chat_request`, as JP's `start_turn` does.
+   * Returns the two events appended.
+   */
+  startTurn(request: string | Omit<ChatRequest, "type" | "timestamp">): [TurnStart, ChatRequest] {
+    const timestamp = formatTimestamp();
+    const fields = typeof request === "string" ? { content: request } : request;
+    const start: TurnStart = { timestamp, type: "turn_start" };
+    const chat = { ...fields, timestamp, type: "chat_request" } as ChatRequest;
+    this.#events.push(start, chat);
+    return [start, chat];
+  }
+
+  /**
+   * Appends events to the current turn, all or none. A response needs a request with the same id
+   * in the current turn, and no id may have more responses than requests (JP's `TurnMut` rules).
+   * `turn_start` is refused: use {@link ConversationStream.startTurn}.
+   */
+  append(...events: ConversationEvent[]): Result<void, StreamError> {
+    const windows = turnWindows(this.#events);
+    const current = windows[windows.length - 1];
+    if (current === undefined) {
+      return err({ kind: "no-turn", message: "no turn has started: call startTurn() first" });
+    }
+    const balance = new Map<string, number>();
+    const check = (event: StreamEvent, validate: boolean): StreamError | undefined => {
+      const pair = pairKey(event);
+      if (pair === undefined) return undefined;
+      const key = `${pair.family}\u0000${pair.id}`;
+      const open = balance.get(key) ?? 0;
+      if (pair.role === "request") balance.set(key, open + 1);
+      else if (open > 0) balance.set(key, open - 1);
+      else if (validate) return responseError(pair.family, pair.id, balance.has(key));
+      return undefined;
+    };
+    for (let i = current.start; i < current.end; i++) check(this.#events[i] as StreamEvent, false);
+    for (const event of events) {
+      if (event.type === "turn_start") {
+        return err({
+          kind: "turn-start-not-allowed",
+          message: "a turn_start cannot be appended within a turn: call startTurn() instead",
+        });
+      }
+      const problem = check(event, true);
+      if (problem !== undefined) return err(problem);
+    }
+    this.#events.push(...events);
+    return ok(undefined);
+  }
+
+  /**
+   * Repairs the stream in place with JP's seven steps, inquiry and tool-call pairing scoped to
+   * each turn, and reports every entry it removed or inserted.
+   */
+  sanitize(): SanitizeReport {
+    const { events, report } = sanitizeEvents(this.#events);
+    this.#events = events;
+    return report;
+  }
+}
+
+function responseError(family: Family, id: string, seen: boolean): StreamError {
+  const what = family === "tool_call" ? "tool call" : "inquiry";
+  if (seen) {
+    return {
+      kind: family === "tool_call" ? "duplicate-tool-call-response" : "duplicate-inquiry-response",
+      id,
+      message: `${what} response "${id}" has more responses than requests in this turn`,
+    };
+  }
+  return {
+    kind: family === "tool_call" ? "orphaned-tool-call-response" : "orphaned-inquiry-response",
+    id,
+    message: `${what} response "${id}" has no matching request in this turn`,
+  };
+}
