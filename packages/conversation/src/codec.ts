@@ -16,6 +16,7 @@ import {
   toolCallResponseSchema,
   turnStartSchema,
 } from "./events.js";
+import { isCanonicalEvent } from "./internal/canonical.js";
 import { chatResponseVariant } from "./internal/chat-response.js";
 import { isPlainObject } from "./json.js";
 import { formatTimestamp } from "./timestamp.js";
@@ -53,6 +54,20 @@ export function decodeEvent(json: unknown, path: JsonPath = []): Result<StreamEv
   if (typeof type !== "string") {
     return err(decodeError([...path, "type"], `expected the event type as a string, got ${kindOf(type)}`));
   }
+  // Valid, canonical events (what this SDK and current JP write) are used as they are.
+  if (isCanonicalEvent(json)) return ok(json as StreamEvent);
+  return decodeWithSchemas(json, type, path);
+}
+
+/**
+ * The full decoder behind {@link decodeEvent}'s fast path: legacy shapes, defaults, unknown
+ * fields and every error message. Exported for the test that holds the fast path to it.
+ */
+export function decodeWithSchemas(
+  json: Record<string, unknown>,
+  type: string,
+  path: JsonPath = [],
+): Result<StreamEvent, DecodeError> {
   const schema = schemaFor(type, json);
   if (schema === undefined) return ok(json as StreamEvent);
   const input = type === "inquiry_response" ? upgradeInquiryResponse(json, path) : ok(json);
@@ -86,6 +101,7 @@ export function encodeEvent(event: StreamEvent, options: EncodeOptions = {}): ob
     const source = decodedFrom.get(event);
     if (source !== undefined) return source;
   }
+  if (isCanonicalEvent(event)) return event;
   const { timestamp, type, metadata, ...fields } = event as StreamEvent & { metadata?: unknown };
   const out: Record<string, unknown> = { timestamp, type };
   // The response's tag leads its fields, as JP's internally-tagged enum writes it.
