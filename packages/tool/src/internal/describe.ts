@@ -1,0 +1,49 @@
+/** Longest text a "got …" part may take before it is cut. */
+const MAX_DESCRIPTION = 60;
+
+/**
+ * The JSON-ish name of a value's type, as used in "expected a string, got number": never the
+ * value itself, so it is safe for secrets.
+ */
+export function typeName(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
+  if (typeof value !== "object") return typeof value;
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto === Object.prototype || proto === null) return "object";
+  // A class instance (Date, Map…) is named after its constructor, which helps a tool author.
+  const name: unknown = (value as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === "string" && name !== "" ? name : "object";
+}
+
+/**
+ * A short, readable rendering of a value for "got …" texts: JSON text cut to 60 characters.
+ * Falls back to the type name for what JSON cannot show.
+ */
+export function describeJson(value: unknown): string {
+  if (value === undefined) return "nothing";
+  // Only plain JSON-shaped values are rendered; anything else (a Map would print as `{}`, NaN as
+  // `null`) is named by its type so the text never misleads.
+  const name = typeName(value);
+  const renderable = ["string", "number", "boolean", "null", "array", "object"].includes(name);
+  if (!renderable) return name;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    // Cycles, BigInts inside objects and very deep values cannot be stringified; the type name
+    // still tells the reader what arrived.
+    text = undefined;
+  }
+  return text === undefined ? name : truncate(text, MAX_DESCRIPTION);
+}
+
+/** Renders `["a", "b"]` as `"a", "b"` for "expected one of …" texts. */
+export function quoteList(items: readonly string[]): string {
+  return items.map((item) => truncate(JSON.stringify(item), MAX_DESCRIPTION)).join(", ");
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

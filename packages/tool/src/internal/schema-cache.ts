@@ -1,0 +1,120 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import type { JsonValue } from "../json.js";
+import { describeJson } from "./describe.js";
+import { stableStringify } from "./stable-json.js";
+
+/** A schema compiled once: its validator, or the reason it does not compile. */
+export type CompiledSchema =
+  | { readonly ok: true; readonly validate: ValidateFunction }
+  | { readonly ok: false; readonly message: string };
+
+/** How many compiled schemas are kept; the least recently used one is dropped beyond that. */
+const MAX_CACHED_SCHEMAS = 256;
+
+/**
+ * Compiled schemas keyed by their key-sorted JSON text. A string key (not a WeakMap on the schema
+ * object) is used because questions are decoded afresh on every tool re-run, so the "same" schema
+ * arrives as a new object each time; the Map's insertion order gives a cheap LRU bound.
+ */
+const cache = new Map<string, CompiledSchema>();
+
+/**
+ * Options shared by both dialects. `strict: false` because schemas come from many generators
+ * (schemars, zod, hand-written) that add keywords such as `example`, which JSON Schema says to
+ * ignore; `logger: false` keeps the ignored-keyword warnings off the tool's stdout and stderr;
+ * `addUsedSchema: false` stops two schemas with the same `$id` from clashing inside Ajv.
+ */
+const AJV_OPTIONS = {
+  strict: false,
+  allErrors: true,
+  addUsedSchema: false,
+  logger: false,
+} as const;
+
+let draft07: Ajv | undefined;
+let draft2020: Ajv2020 | undefined;
+
+/** Ajv for the schema's dialect: draft-07 (what schemars and the MCP SDK emit) or 2020-12 (zod). */
+function ajvFor(schema: { [key: string]: JsonValue }): Ajv | Ajv2020 {
+  const dialect = schema.$schema;
+  if (typeof dialect === "string" && dialect.includes("draft-07")) {
+    draft07 ??= withFormats(new Ajv(AJV_OPTIONS));
+    return draft07;
+  }
+  draft2020 ??= withFormats(new Ajv2020(AJV_OPTIONS));
+  return draft2020;
+}
+
+function withFormats<A extends Ajv | Ajv2020>(ajv: A): A {
+  // ajv-formats is CommonJS with a `default` property; see the toolchain notes on the interop.
+  addFormats.default(ajv);
+  return ajv;
+}
+
+/** Compiles `schema`, or returns the cached result for a structurally equal schema. Never throws. */
+export function compileSchema(schema: { [key: string]: JsonValue }): CompiledSchema {
+  let key: string;
+  try {
+    key = stableStringify(schema);
+  } catch {
+    return { ok: false, message: "the schema is too deeply nested" };
+  }
+  const cached = cache.get(key);
+  if (cached !== undefined) {
+    // Re-inserting moves the entry to the young end of the Map's order.
+    cache.delete(key);
+    cache.set(key, cached);
+    return cached;
+  }
+  const compiled = compileFresh(key);
+  cache.set(key, compiled);
+  const oldest = cache.keys().next();
+  if (cache.size > MAX_CACHED_SCHEMAS && oldest.done !== true) cache.delete(oldest.value);
+  return compiled;
+}
+
+function compileFresh(key: string): CompiledSchema {
+  // Ajv compiles a private copy parsed from the key, so the validator always matches its key even
+  // if the caller later mutates the schema object it passed.
+  const schema = JSON.parse(key) as { [key: string]: JsonValue };
+  let ajv: Ajv | Ajv2020 | undefined;
+  try {
+    ajv = ajvFor(schema);
+    return { ok: true, validate: ajv.compile(schema) };
+  } catch (cause) {
+    return { ok: false, message: cause instanceof Error ? cause.message : String(cause) };
+  } finally {
+    // Ajv keeps every compiled schema in its own unbounded cache; dropping it here leaves our
+    // bounded cache as the only one. The validator stays usable.
+    ajv?.removeSchema(schema);
+  }
+}
+
+/** How many Ajv errors are spelled out; more would drown the useful first ones. */
+const MAX_REPORTED_ERRORS = 5;
+
+/** Extra detail for keywords whose Ajv message does not say which value was at fault. */
+const PARAM_DETAILS: Readonly<Record<string, (params: Record<string, unknown>) => string>> = {
+  additionalProperties: (params) => ` (${describeJson(params.additionalProperty)})`,
+  enum: (params) => ` (allowed: ${allowedList(params.allowedValues)})`,
+  const: (params) => ` (allowed: ${describeJson(params.allowedValue)})`,
+};
+
+function allowedList(values: unknown): string {
+  return Array.isArray(values)
+    ? values.map((value) => describeJson(value)).join(", ")
+    : describeJson(values);
+}
+
+/** Renders Ajv errors as `"/age: must be integer; /name: must be string"`. */
+export function renderAjvErrors(errors: readonly ErrorObject[]): string {
+  const shown = errors.slice(0, MAX_REPORTED_ERRORS).map((error) => {
+    const where = error.instancePath === "" ? "(root)" : error.instancePath;
+    const detail = PARAM_DETAILS[error.keyword]?.(error.params) ?? "";
+    return `${where}: ${error.message ?? "is invalid"}${detail}`;
+  });
+  const hidden = errors.length - shown.length;
+  return hidden > 0 ? `${shown.join("; ")} (and ${hidden} more)` : shown.join("; ");
+}

@@ -1,0 +1,96 @@
+import { err, type Result } from "neverthrow";
+import { z } from "zod";
+import type { DecodeError } from "./errors.js";
+import { decodeError, decodeWith } from "./internal/decode.js";
+import { encodeQuestion, type Question, questionSchema } from "./question.js";
+
+/**
+ * The zod schema of an {@link Outcome}. Decoding tolerates an `error` without `trace` (read as
+ * `[]`) or without `transient` (read as `false`), and a `needs_input` question in any shape
+ * {@link questionSchema} reads.
+ */
+export const outcomeSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("success"), content: z.string() }),
+  z.object({
+    type: z.literal("error"),
+    message: z.string(),
+    trace: z.array(z.string()).default([]),
+    transient: z.boolean().default(false),
+  }),
+  z.object({ type: z.literal("needs_input"), question: questionSchema }),
+]);
+
+/**
+ * What a tool run ends with, as one JSON object on stdout: `success` with its content, `error`
+ * with a message, a cause trace and whether a retry may help, or `needs_input` with a question.
+ */
+export type Outcome = z.infer<typeof outcomeSchema>;
+
+/** Options of {@link failure}. */
+export interface FailureOptions {
+  /** The chain of causes, outermost first; default `[]`. */
+  readonly trace?: readonly string[];
+  /** Whether retrying the same call may succeed (a timeout, a busy resource); default `false`. */
+  readonly transient?: boolean;
+}
+
+/** A successful outcome carrying the tool's content. */
+export function success(content: string): Extract<Outcome, { type: "success" }> {
+  return { type: "success", content };
+}
+
+/** A failed outcome; `transient` defaults to `false` (JP's `Outcome::fail`). */
+export function failure(
+  message: string,
+  options: FailureOptions = {},
+): Extract<Outcome, { type: "error" }> {
+  return {
+    type: "error",
+    message,
+    trace: [...(options.trace ?? [])],
+    transient: options.transient ?? false,
+  };
+}
+
+/** An outcome asking a human (or an assistant) the question before the tool can go on. */
+export function needsInput(question: Question): Extract<Outcome, { type: "needs_input" }> {
+  return { type: "needs_input", question: encodeQuestion(question) };
+}
+
+/**
+ * Decodes an outcome from foreign JSON. Never throws.
+ *
+ * @example
+ * ```ts
+ * const result = decodeOutcome({ type: "error", message: "boom" });
+ * if (result.isOk()) console.log(result.value); // { type: "error", message: "boom", trace: [], transient: false }
+ * else console.log(result.error.message);
+ * ```
+ */
+export function decodeOutcome(json: unknown): Result<Outcome, DecodeError> {
+  return decodeWith(outcomeSchema, json, "outcome");
+}
+
+/** Parses a tool's stdout as JSON and decodes it as an outcome. Never throws. */
+export function parseOutcome(stdout: string): Result<Outcome, DecodeError> {
+  let json: unknown;
+  try {
+    json = JSON.parse(stdout);
+  } catch (cause) {
+    const reason = cause instanceof Error ? cause.message : "invalid JSON";
+    return err(decodeError("outcome", [], `not valid JSON: ${reason}`));
+  }
+  return decodeOutcome(json);
+}
+
+/** The canonical wire JSON of an outcome (a `needs_input` question is written canonically). */
+export function encodeOutcome(outcome: Outcome): Outcome {
+  switch (outcome.type) {
+    case "success":
+      return { type: "success", content: outcome.content };
+    case "error":
+      return failure(outcome.message, { trace: outcome.trace, transient: outcome.transient });
+    case "needs_input":
+      return needsInput(outcome.question);
+  }
+}

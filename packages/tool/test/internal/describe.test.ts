@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { describeJson, typeName } from "../../src/internal/describe.js";
+
+describe("describeJson", () => {
+  it.each<[unknown, string]>([
+    ["red", '"red"'],
+    [42, "42"],
+    [null, "null"],
+    [undefined, "nothing"],
+    [[1, "a"], '[1,"a"]'],
+    [{ a: 1 }, '{"a":1}'],
+    ["x".repeat(100), `"${"x".repeat(58)}…`],
+    [Number.NaN, "NaN"],
+    [new Map(), "Map"],
+    [() => 1, "function"],
+    [10n, "bigint"],
+  ])("%o → %s", (value, text) => {
+    expect(describeJson(value)).toBe(text);
+    expect(describeJson(value).length).toBeLessThanOrEqual(60);
+  });
+
+  it("falls back to the type name when JSON cannot render the value", () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(describeJson(cyclic)).toBe("object");
+    expect(describeJson({ big: 1n })).toBe("object");
+  });
+});
+
+describe("typeName", () => {
+  it.each<[unknown, string]>([
+    ["s", "string"],
+    [1, "number"],
+    [true, "boolean"],
+    [null, "null"],
+    [[], "array"],
+    [{}, "object"],
+    [Object.create(null), "object"],
+    [new Date(0), "Date"],
+    [undefined, "undefined"],
+  ])("%o → %s", (value, name) => {
+    expect(typeName(value)).toBe(name);
+  });
+});

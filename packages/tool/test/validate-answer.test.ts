@@ -1,0 +1,232 @@
+import { describe, expect, it } from "vitest";
+import { type AnswerType, validateAnswer } from "../src/index.js";
+
+const colours: AnswerType = { type: "select", options: ["red", "green", "blue"] };
+const toppings: AnswerType = { type: "multi_select", options: ["cheese", "ham", "olives"] };
+const person: AnswerType = {
+  type: "schema",
+  schema: {
+    type: "object",
+    properties: { name: { type: "string" }, age: { type: "integer", minimum: 0 } },
+    required: ["name"],
+    additionalProperties: false,
+  },
+};
+
+describe("validateAnswer accepts", () => {
+  it.each<[string, AnswerType, unknown]>([
+    ["true", { type: "boolean" }, true],
+    ["false", { type: "boolean" }, false],
+    ["an option", colours, "green"],
+    ["an empty multi-selection", toppings, []],
+    ["distinct options", toppings, ["olives", "cheese"]],
+    ["text", { type: "text" }, "hello\nworld"],
+    ["an empty text", { type: "text" }, ""],
+    ["a secret", { type: "secret" }, "hunter2"],
+    ["a schema match", person, { name: "Ada", age: 36 }],
+    ["anything for an empty schema", { type: "schema", schema: {} }, [1, { a: null }]],
+  ])("%s", (_name, answerType, value) => {
+    const checked = validateAnswer(answerType, value);
+    expect(checked.isOk() && checked.value).toEqual(value);
+  });
+});
+
+describe("validateAnswer refuses", () => {
+  it.each<[string, AnswerType, unknown, string]>([
+    ["a string for a boolean", { type: "boolean" }, "yes", 'expected true or false, got "yes"'],
+    ["null for a boolean", { type: "boolean" }, null, "expected true or false, got null"],
+    [
+      "an unknown option",
+      colours,
+      "purple",
+      'expected one of "red", "green", "blue", got "purple"',
+    ],
+    ["a number for a select", colours, 1, 'expected one of "red", "green", "blue", got 1'],
+    [
+      "a string for a multi_select",
+      toppings,
+      "ham",
+      'expected an array of distinct choices from "cheese", "ham", "olives", got "ham"',
+    ],
+    [
+      "an unknown choice",
+      toppings,
+      ["ham", "pineapple"],
+      'item 1: expected one of "cheese", "ham", "olives", got "pineapple"',
+    ],
+    [
+      "a non-string choice",
+      toppings,
+      [true],
+      'item 0: expected one of "cheese", "ham", "olives", got true',
+    ],
+    [
+      "a repeated choice",
+      toppings,
+      ["ham", "olives", "ham"],
+      'item 2: "ham" is chosen twice; each choice may appear only once',
+    ],
+    ["a number for text", { type: "text" }, 42, "expected a string, got 42"],
+    ["an object for text", { type: "text" }, { a: 1 }, 'expected a string, got {"a":1}'],
+    ["a number for a secret", { type: "secret" }, 1234, "expected a string, got number"],
+    ["undefined", { type: "text" }, undefined, "expected a JSON value, got undefined"],
+    [
+      "a nested non-JSON value",
+      { type: "text" },
+      { a: [Number.NaN] },
+      "a[0]: expected a JSON value, got NaN",
+    ],
+    ["a Map", { type: "schema", schema: {} }, new Map(), "expected a JSON value, got Map"],
+    [
+      "a non-JSON array item",
+      { type: "schema", schema: {} },
+      [1, () => 2],
+      "[1]: expected a JSON value, got function",
+    ],
+    [
+      "a schema mismatch",
+      person,
+      { name: "Ada", age: 36.5 },
+      "does not match the JSON Schema: /age: must be integer",
+    ],
+    [
+      "several schema mismatches",
+      person,
+      { age: -1, nick: "A" },
+      "does not match the JSON Schema: (root): must have required property 'name'; " +
+        '(root): must NOT have additional properties ("nick"); /age: must be >= 0',
+    ],
+    [
+      "an enum mismatch",
+      { type: "schema", schema: { enum: ["a", "b"] } },
+      "c",
+      'does not match the JSON Schema: (root): must be equal to one of the allowed values (allowed: "a", "b")',
+    ],
+    [
+      "a format mismatch (ajv-formats)",
+      { type: "schema", schema: { type: "string", format: "email" } },
+      "not an address",
+      'does not match the JSON Schema: (root): must match format "email"',
+    ],
+  ])("%s", (_name, answerType, value, message) => {
+    const checked = validateAnswer(answerType, value);
+    expect(checked.isErr() && checked.error).toEqual({ kind: "invalid-answer", message });
+  });
+
+  it("cuts long values in the message", () => {
+    const checked = validateAnswer({ type: "boolean" }, "x".repeat(500));
+    const message = checked.isErr() ? checked.error.message : "";
+    expect(message).toBe(`expected true or false, got "${"x".repeat(58)}…`);
+  });
+});
+
+describe("secret answers", () => {
+  it.each<[string, unknown]>([
+    ["a number", 987654321],
+    ["an object", { password: "hunter2" }],
+    ["an array", ["hunter2"]],
+    ["a boolean", true],
+    ["a non-JSON value", { password: "hunter2", at: new Date(0) }],
+  ])("never echo the value: %s", (_name, value) => {
+    const checked = validateAnswer({ type: "secret" }, value);
+    const message = checked.isErr() ? checked.error.message : "accepted";
+    expect(message).toMatch(/^expected a string, got \w+$/);
+    expect(message).not.toContain("hunter2");
+    expect(message).not.toContain("987654321");
+  });
+});
+
+describe("schema answers", () => {
+  it.each<[string, Record<string, unknown>, string]>([
+    ["an unknown type", { type: "whole number" }, "schema is invalid"],
+    [
+      "an unresolvable $ref",
+      { $ref: "https://example.invalid/schema.json" },
+      "can't resolve reference",
+    ],
+    ["a bad pattern", { type: "string", pattern: "(" }, "Invalid regular expression"],
+  ])("an uncompilable schema (%s) is invalid-schema, not a throw", (_name, schema, reason) => {
+    const answerType = { type: "schema", schema } as AnswerType;
+    const checked = validateAnswer(answerType, "anything");
+    expect(checked.isErr() && checked.error.kind).toBe("invalid-schema");
+    expect(checked.isErr() && checked.error.message).toContain(
+      "the JSON Schema does not compile: ",
+    );
+    expect(checked.isErr() && checked.error.message).toContain(reason);
+  });
+
+  it("validates draft-07 schemas (schemars, MCP) as well as 2020-12 ones", () => {
+    const draft07: AnswerType = {
+      type: "schema",
+      schema: {
+        $schema: "http://json-schema.org/draft-07/schema#",
+        type: "array",
+        items: [{ type: "string" }],
+      },
+    };
+    const draft2020: AnswerType = {
+      type: "schema",
+      schema: {
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        type: "array",
+        prefixItems: [{ type: "string" }],
+      },
+    };
+    expect(validateAnswer(draft07, ["a", 1]).isOk()).toBe(true);
+    expect(validateAnswer(draft07, [1]).isErr()).toBe(true);
+    expect(validateAnswer(draft2020, ["a", 1]).isOk()).toBe(true);
+    expect(validateAnswer(draft2020, [1]).isErr()).toBe(true);
+  });
+
+  it("gives the same verdicts for structurally equal schemas written in another key order", () => {
+    const reordered: AnswerType = {
+      type: "schema",
+      schema: {
+        additionalProperties: false,
+        required: ["name"],
+        properties: { age: { minimum: 0, type: "integer" }, name: { type: "string" } },
+        type: "object",
+      },
+    };
+    for (const value of [{ name: "Ada" }, { name: "Ada", age: 1.5 }, {}, "x"]) {
+      expect(validateAnswer(reordered, value)).toEqual(validateAnswer(person, value));
+    }
+  });
+
+  it("keeps schemas with the same $id apart", () => {
+    const asString: AnswerType = {
+      type: "schema",
+      schema: { $id: "https://example.com/answer.json", type: "string" },
+    };
+    const asNumber: AnswerType = {
+      type: "schema",
+      schema: { $id: "https://example.com/answer.json", type: "number" },
+    };
+    expect(validateAnswer(asString, "a").isOk()).toBe(true);
+    expect(validateAnswer(asNumber, 1).isOk()).toBe(true);
+    expect(validateAnswer(asNumber, "a").isErr()).toBe(true);
+  });
+
+  it("follows local and recursive $refs", () => {
+    const tree: AnswerType = {
+      type: "schema",
+      schema: {
+        $defs: { node: { type: "array", items: { $ref: "#/$defs/node" } } },
+        $ref: "#/$defs/node",
+      },
+    };
+    expect(validateAnswer(tree, [[], [[]]]).isOk()).toBe(true);
+    const refused = validateAnswer(tree, [[1]]);
+    expect(refused.isErr() && refused.error.message).toBe(
+      "does not match the JSON Schema: /0/0: must be array",
+    );
+  });
+
+  it("answers with invalid-schema for a select without options", () => {
+    const checked = validateAnswer({ type: "select", options: [] }, "a");
+    expect(checked.isErr() && checked.error).toEqual({
+      kind: "invalid-schema",
+      message: "the question offers no options to choose from",
+    });
+  });
+});
