@@ -85,13 +85,22 @@ function dropDefaults<Q extends { exclusive?: boolean | undefined; persistence?:
   return out;
 }
 
-/** The cancellation reasons this SDK writes. Any other string read from disk is kept verbatim. */
+/**
+ * The cancellation reasons this SDK writes. The first five are RFD 082/083's; `back`, `reply`
+ * and `end_turn` record a form prompt the human left with that control, and `invalid_answer` a
+ * reply that did not fit the question (the question is asked again). Any other string read from
+ * disk is kept verbatim.
+ */
 export const KNOWN_CANCELLATION_REASONS = [
   "user",
   "backend_error",
   "no_prompt_backend",
   "assistant_routing_denied",
   "invalid_static_answer",
+  "back",
+  "reply",
+  "end_turn",
+  "invalid_answer",
 ] as const;
 
 /** A reason this SDK writes (see {@link KNOWN_CANCELLATION_REASONS}). */

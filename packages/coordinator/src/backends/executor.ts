@@ -1,0 +1,77 @@
+import type { InquirySource, JsonObject, JsonValue } from "@jp/conversation";
+import type { Outcome, Question } from "@jp/tool";
+import type { ResolvedToolConfig } from "../config/schema.js";
+
+/** The answers collected so far for one tool call, keyed by question id, latest answer wins. */
+export type Answers = Readonly<Record<string, JsonValue>>;
+
+/** One tool call to execute. */
+export interface ToolCall {
+  readonly id: string;
+  readonly name: string;
+  readonly arguments: JsonObject;
+}
+
+/** Position of a question in a multi-question form, reported by the tool that walks it. */
+export interface FormProgress {
+  /** 1-based position of this question among the questions the form will ask. */
+  readonly index: number;
+  readonly total: number;
+}
+
+/**
+ * The result of one pass of a tool: done, or a question to answer before the next pass. The
+ * question's `source` is resolved here, at the executor boundary, from tool metadata only.
+ */
+export type ExecutorResult =
+  | { readonly type: "completed"; readonly content: string; readonly is_error: boolean }
+  | {
+      readonly type: "needs_input";
+      readonly question: Question;
+      readonly source: InquirySource;
+      /** Present when the question is part of a form: enables progress and form controls. */
+      readonly form?: FormProgress;
+    };
+
+/** What one pass of a tool receives. */
+export interface ExecuteInput {
+  readonly call: ToolCall;
+  readonly answers: Answers;
+  readonly signal: AbortSignal;
+}
+
+/** Runs passes of one kind of tool. A pass that throws is reported to the model as an error. */
+export interface Executor {
+  execute(input: ExecuteInput): Promise<ExecutorResult>;
+}
+
+/** Finds the executor for a tool call; `undefined` means the tool is not available. */
+export interface ExecutorSource {
+  executorFor(call: ToolCall, config: ResolvedToolConfig): Executor | undefined;
+}
+
+/** What a built-in tool receives on each pass. */
+export interface BuiltinToolInput {
+  readonly arguments: JsonObject;
+  readonly answers: Answers;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * A tool implemented in TypeScript. It is run again from scratch with the accumulated answers
+ * after each question it asks (`needs_input`), until it returns `success` or `error`.
+ */
+export interface BuiltinTool {
+  execute(input: BuiltinToolInput): Promise<BuiltinOutcome> | BuiltinOutcome;
+  /**
+   * The recorded source of this tool's questions. Default `{"source":"tool","name"}`; a tool
+   * whose questions are the assistant's own (`ask_user`) returns `{"source":"assistant"}`.
+   */
+  inquirySource?(name: string): InquirySource;
+}
+
+/** A built-in's outcome: JP's `Outcome`, where `needs_input` may also carry form progress. */
+export type BuiltinOutcome =
+  | Outcome
+  | { readonly type: "needs_input"; readonly question: Question; readonly form: FormProgress };
+

@@ -1,0 +1,29 @@
+import type { ConversationStream, JsonValue } from "@jp/conversation";
+import type { Question } from "@jp/tool";
+import type { Result } from "neverthrow";
+
+/** Why an LLM could not answer a question; `kind` maps to the recorded cancellation reason. */
+export interface InquiryError {
+  readonly kind: "provider" | "cancelled" | "missing_structured_data" | "answer_extraction" | "other";
+  readonly message: string;
+}
+
+/** What an {@link InquiryBackend} is asked. */
+export interface InquiryRequestInput {
+  /** A copy of the conversation so far, for context; the backend may change it freely. */
+  readonly stream: ConversationStream;
+  readonly inquiry_id: string;
+  readonly tool_name: string;
+  readonly question: Question;
+}
+
+/**
+ * An LLM answers a tool's question from the conversation's context. The coordinator validates
+ * the answer against the question before using it; a misfit is recorded as a backend error.
+ */
+export interface InquiryBackend {
+  inquire(
+    input: InquiryRequestInput,
+    options: { readonly signal: AbortSignal },
+  ): Promise<Result<JsonValue, InquiryError>>;
+}

@@ -1,0 +1,68 @@
+import type { JsonValue } from "@jp/conversation";
+import type { Answers } from "../backends/executor.js";
+
+interface Entry {
+  readonly value: JsonValue;
+  /** Answered by a human at a prompt (only those can be gone back to). */
+  readonly prompted: boolean;
+  readonly secret: boolean;
+}
+
+/**
+ * The answers one tool call has collected, in the order they were given (for a form, the form's
+ * order). Latest answer wins; going back drops the last human answer and everything after it.
+ */
+export class AnswerWalk {
+  readonly #entries = new Map<string, Entry>();
+  readonly #prefill = new Map<string, JsonValue>();
+
+  /** The answers as the tool receives them. */
+  snapshot(): Answers {
+    const out: Record<string, JsonValue> = {};
+    for (const [id, entry] of this.#entries) out[id] = entry.value;
+    return out;
+  }
+
+  /** Records an answer; a re-answered question moves to the end of the order. */
+  set(id: string, value: JsonValue, meta: { prompted: boolean; secret: boolean }): void {
+    this.#entries.delete(id);
+    this.#entries.set(id, { value, ...meta });
+    this.#prefill.delete(id);
+  }
+
+  /** Whether there is a human answer to go back to. */
+  canGoBack(): boolean {
+    for (const entry of this.#entries.values()) if (entry.prompted) return true;
+    return false;
+  }
+
+  /**
+   * Drops the last human answer and every answer after it, keeping the dropped answer to
+   * pre-fill its question when it is asked again (never a secret's).
+   */
+  back(): void {
+    const ids = [...this.#entries.keys()];
+    let from = -1;
+    ids.forEach((id, i) => {
+      if (this.#entries.get(id)?.prompted === true) from = i;
+    });
+    if (from === -1) return;
+    for (const id of ids.slice(from)) {
+      const entry = this.#entries.get(id);
+      if (entry !== undefined && !entry.secret) this.#prefill.set(id, entry.value);
+      this.#entries.delete(id);
+    }
+  }
+
+  /** The earlier answer to pre-fill when `id` is asked again after going back. */
+  prefillFor(id: string): JsonValue | undefined {
+    return this.#prefill.get(id);
+  }
+
+  /** The answers so far without secrets, for a result the model will read. */
+  disclosable(): Record<string, JsonValue> {
+    const out: Record<string, JsonValue> = {};
+    for (const [id, entry] of this.#entries) if (!entry.secret) out[id] = entry.value;
+    return out;
+  }
+}

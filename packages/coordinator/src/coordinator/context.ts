@@ -1,0 +1,78 @@
+import type {
+  ConversationEvent,
+  ConversationStream,
+  InquiryRequest,
+  InquiryResponse,
+} from "@jp/conversation";
+import type { EventEmitter } from "eventemitter3";
+import type { InquiryBackend } from "../backends/inquiry-backend.js";
+import type { PromptBackend, PromptRequest, ReplyFor } from "../backends/prompt-backend.js";
+import type { ToolsConfig } from "../config/schema.js";
+import type { TurnState } from "../turn-state.js";
+import type { CoordinatorEvents, PromptOutcome } from "./events.js";
+import type { PromptQueue } from "./prompt-queue.js";
+
+/** What every tool call of one `run` shares. */
+export interface RunContext {
+  readonly stream: ConversationStream;
+  readonly tools: ToolsConfig;
+  readonly prompts: PromptBackend | undefined;
+  readonly inquiries: InquiryBackend | undefined;
+  readonly humanReachable: boolean;
+  readonly turn: TurnState;
+  /** Aborts on the host's signal and when a human ends the turn. */
+  readonly signal: AbortSignal;
+  readonly endTurn: () => void;
+  readonly queue: PromptQueue;
+  readonly emitter: EventEmitter<CoordinatorEvents>;
+}
+
+/** Appends to the conversation; a refused append is a bug in the coordinator, not bad input. */
+export function record(ctx: RunContext, event: ConversationEvent): void {
+  const appended = ctx.stream.append(event);
+  if (appended.isErr()) {
+    throw new Error(`ToolCoordinator could not record a ${event.type}: ${appended.error.message}`);
+  }
+  if (event.type === "inquiry_request" || event.type === "inquiry_response") {
+    ctx.emitter.emit("inquiry-recorded", { event: event as InquiryRequest | InquiryResponse });
+  }
+}
+
+/** The result of showing one prompt: the reply, or why there is none. */
+export type PromptResult<R extends PromptRequest> =
+  | { readonly type: "reply"; readonly reply: ReplyFor<R> }
+  | { readonly type: "aborted" }
+  | { readonly type: "failed"; readonly error: string };
+
+/** Shows one prompt through the queue, one at a time, and reports what happened. */
+export async function showPrompt<R extends PromptRequest>(
+  ctx: RunContext,
+  request: R,
+): Promise<PromptResult<R>> {
+  const backend = ctx.prompts;
+  if (backend === undefined) return { type: "failed", error: "no prompt backend is configured" };
+  let result: PromptResult<R>;
+  try {
+    const reply = await ctx.queue.run(ctx.signal, () => {
+      ctx.emitter.emit("prompt-shown", { request });
+      return backend.ask(request, { signal: ctx.signal });
+    });
+    result = reply === undefined ? { type: "aborted" } : { type: "reply", reply };
+  } catch (cause) {
+    result = ctx.signal.aborted ? { type: "aborted" } : { type: "failed", error: describe(cause) };
+  }
+  if (result.type === "reply" && ctx.signal.aborted) result = { type: "aborted" };
+  ctx.emitter.emit("prompt-answered", { request, outcome: outcomeOf(result) });
+  return result;
+}
+
+function outcomeOf(result: PromptResult<PromptRequest>): PromptOutcome {
+  if (result.type === "aborted") return "cancelled";
+  if (result.type === "failed") return "failed";
+  return result.reply.type;
+}
+
+/** An error's message, for texts shown to the model. */
+export function describe(cause: unknown): string {
+  return cause instanceof Error ? cause.message : String(cause);
+}

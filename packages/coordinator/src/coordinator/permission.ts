@@ -1,0 +1,66 @@
+import type { ToolCall } from "../backends/executor.js";
+import type { ResolvedToolConfig } from "../config/schema.js";
+import {
+  noHumanMessage,
+  permissionPromptFailed,
+  SKIPPED_BY_CONFIGURATION,
+  SKIPPED_BY_USER,
+  SKIPPED_REMEMBERED,
+  skippedWithReason,
+} from "../routing/messages.js";
+import { type RunContext, showPrompt } from "./context.js";
+
+/** Whether a tool call runs (maybe with edited arguments) or is answered without running. */
+export type PermissionDecision =
+  | { readonly type: "run"; readonly call: ToolCall }
+  | { readonly type: "done"; readonly content: string; readonly is_error: boolean };
+
+const done = (content: string, is_error = false): PermissionDecision => ({
+  type: "done",
+  content,
+  is_error,
+});
+
+/**
+ * The `run` mode: `unattended` runs, `skip` really skips, `ask`/`edit` use a remembered decision,
+ * the detached `run` policy when no human is reachable, or a permission prompt.
+ */
+export async function decidePermission(
+  ctx: RunContext,
+  call: ToolCall,
+  config: ResolvedToolConfig,
+): Promise<PermissionDecision> {
+  if (config.run === "unattended") return { type: "run", call };
+  if (config.run === "skip") return done(SKIPPED_BY_CONFIGURATION);
+  const remembered = ctx.turn.rememberedPermission(call.name);
+  if (remembered !== undefined) return remembered ? { type: "run", call } : done(SKIPPED_REMEMBERED);
+  if (!ctx.humanReachable) {
+    // `auto` approves. A permission prompt has no default answer, so `defaults` fails like `deny`.
+    return config.detached.run === "auto"
+      ? { type: "run", call }
+      : done(noHumanMessage(call.name), true);
+  }
+  const shown = await showPrompt(ctx, {
+    kind: "permission",
+    tool_name: call.name,
+    tool_call_id: call.id,
+    ...(config.source === undefined ? {} : { tool_source: config.source }),
+    arguments: call.arguments,
+    mode: config.run,
+  });
+  if (shown.type === "aborted") return done(SKIPPED_BY_USER);
+  if (shown.type === "failed") return done(permissionPromptFailed(shown.error), true);
+  const { reply } = shown;
+  switch (reply.type) {
+    case "run":
+      if (reply.remember === true) ctx.turn.rememberPermission(call.name, true);
+      return { type: "run", call };
+    case "edit":
+      return { type: "run", call: { ...call, arguments: reply.arguments } };
+    case "skip":
+      if (reply.remember === true) ctx.turn.rememberPermission(call.name, false);
+      return done(reply.reason ? skippedWithReason(reply.reason) : SKIPPED_BY_USER);
+    default:
+      return done(SKIPPED_BY_USER);
+  }
+}

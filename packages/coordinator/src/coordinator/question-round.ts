@@ -1,0 +1,253 @@
+import { type CancellationReason, createEvent, type JsonValue } from "@jp/conversation";
+import { type Question, reusePolicy, validateAnswer } from "@jp/tool";
+import { err, type Result } from "neverthrow";
+import type { ExecutorResult, ToolCall } from "../backends/executor.js";
+import type { InquiryError } from "../backends/inquiry-backend.js";
+import type { QuestionControls, QuestionPromptRequest } from "../backends/prompt-backend.js";
+import type { ResolvedToolConfig } from "../config/schema.js";
+import { inquiryId, toInquiryQuestion } from "../recording/inquiry-question.js";
+import {
+  INPUT_CANCELLED,
+  INPUT_PROMPT_FAILED,
+  inquiryFailedMessage,
+} from "../routing/messages.js";
+import { routeQuestion } from "../routing/route-question.js";
+import type { AnswerWalk } from "./answer-walk.js";
+import { describe, type RunContext, record, showPrompt } from "./context.js";
+
+type NeedsInput = Extract<ExecutorResult, { type: "needs_input" }>;
+
+/** How one question ended for the tool call that asked it. */
+export type QuestionOutcome =
+  | { readonly type: "answer"; readonly value: JsonValue; readonly prompted: boolean }
+  | { readonly type: "back" }
+  | {
+      readonly type: "stop";
+      readonly content: string;
+      readonly is_error: boolean;
+      readonly endTurn?: boolean;
+    };
+
+/** RFD 082's mapping from an inquiry backend's error to the recorded reason. */
+export const INQUIRY_ERROR_REASONS: Readonly<Record<InquiryError["kind"], CancellationReason>> = {
+  cancelled: "user",
+  provider: "backend_error",
+  missing_structured_data: "backend_error",
+  answer_extraction: "backend_error",
+  other: "backend_error",
+};
+
+/** A human may reply with something that does not fit; they are asked again this many times. */
+const MAX_PROMPTS_PER_QUESTION = 3;
+
+/** The text a tool gets back when the human ends the turn from one of its prompts. */
+export const TURN_ENDED = "The user ended the turn.";
+
+const isSecret = (question: Question) => question.answer_type.type === "secret";
+
+function recordAnswer(ctx: RunContext, id: string, question: Question, answer: JsonValue): void {
+  // A secret reaches the tool in memory only; the record says it was answered, never with what.
+  record(
+    ctx,
+    isSecret(question)
+      ? createEvent("inquiry_response", { outcome: "redacted", id })
+      : createEvent("inquiry_response", { outcome: "answered", id, answer }),
+  );
+}
+
+function recordCancelled(ctx: RunContext, id: string, reason: CancellationReason): void {
+  record(ctx, createEvent("inquiry_response", { outcome: "cancelled", id, reason }));
+}
+
+/**
+ * Resolves one `needs_input`: records the request before anything else, routes the question,
+ * and records how it ended. A reply that does not fit is recorded and asked again as a new
+ * attempt, so every prompt shown is its own closed pair.
+ */
+export async function resolveQuestion(
+  ctx: RunContext,
+  call: ToolCall,
+  config: ResolvedToolConfig,
+  need: NeedsInput,
+  walk: AnswerWalk,
+): Promise<QuestionOutcome> {
+  const { question } = need;
+  let error: string | undefined;
+  for (let shown = 0; ; shown++) {
+    const attempt = ctx.turn.nextInquiryAttempt(call.id, question.id);
+    const id = inquiryId(call.id, question.id, attempt);
+    const persisted = toInquiryQuestion(question);
+    record(ctx, createEvent("inquiry_request", { id, source: need.source, question: persisted }));
+    const route = routeQuestion({
+      toolName: call.name,
+      question,
+      config: config.questions[question.id],
+      humanReachable: ctx.humanReachable,
+      detached: config.detached.tool,
+      remembered: ctx.turn.rememberedAnswer(call.name, question.id),
+    });
+    switch (route.type) {
+      case "static":
+      case "remembered":
+      case "default":
+        recordAnswer(ctx, id, question, route.answer);
+        return { type: "answer", value: route.answer, prompted: false };
+      case "refuse":
+        recordCancelled(ctx, id, route.reason);
+        return { type: "stop", content: route.message, is_error: true };
+      case "inquiry":
+        return askAssistant(ctx, call, id, question);
+      case "prompt": {
+        const outcome = await askHuman(ctx, { call, config, id, need, walk, error });
+        if (outcome.type !== "invalid") return outcome;
+        error = outcome.message;
+        if (shown + 1 >= MAX_PROMPTS_PER_QUESTION) {
+          return { type: "stop", content: INPUT_PROMPT_FAILED, is_error: true };
+        }
+      }
+    }
+  }
+}
+
+interface HumanRound {
+  readonly call: ToolCall;
+  readonly config: ResolvedToolConfig;
+  readonly id: string;
+  readonly need: NeedsInput;
+  readonly walk: AnswerWalk;
+  readonly error: string | undefined;
+}
+
+function promptRequest(round: HumanRound): QuestionPromptRequest {
+  const { call, config, id, need, walk, error } = round;
+  const { question, form } = need;
+  // Form controls are offered to tools that walk a form (they report `form` progress).
+  const controls: QuestionControls = {
+    remember: question.answer_type.type === "boolean" && reusePolicy(question) === "turn",
+    back: form !== undefined && walk.canGoBack(),
+    reply: form !== undefined,
+    end_turn: form !== undefined,
+  };
+  const label = config.questions[question.id]?.prompt_label;
+  const initial = isSecret(question) ? undefined : walk.prefillFor(question.id);
+  return {
+    kind: "question",
+    tool_name: call.name,
+    tool_call_id: call.id,
+    inquiry_id: id,
+    question,
+    controls,
+    ...(label === undefined ? {} : { prompt_label: label }),
+    ...(form !== undefined && form.total > 1 ? { progress: form } : {}),
+    ...(initial === undefined ? {} : { initial }),
+    ...(error === undefined ? {} : { error }),
+  };
+}
+
+type HumanOutcome = QuestionOutcome | { readonly type: "invalid"; readonly message: string };
+
+async function askHuman(ctx: RunContext, round: HumanRound): Promise<HumanOutcome> {
+  const { call, id, walk } = round;
+  const { question } = round.need;
+  const request = promptRequest(round);
+  const shown = await showPrompt(ctx, request);
+  if (shown.type === "aborted") {
+    recordCancelled(ctx, id, "user");
+    return { type: "stop", content: INPUT_CANCELLED, is_error: false };
+  }
+  if (shown.type === "failed") {
+    recordCancelled(ctx, id, "backend_error");
+    return { type: "stop", content: INPUT_PROMPT_FAILED, is_error: true };
+  }
+  const { reply } = shown;
+  const offered = request.controls;
+  switch (reply.type) {
+    case "answer": {
+      const checked = validateAnswer(question.answer_type, reply.value);
+      if (checked.isErr()) {
+        recordCancelled(ctx, id, "invalid_answer");
+        return { type: "invalid", message: checked.error.message };
+      }
+      recordAnswer(ctx, id, question, checked.value);
+      if (offered.remember && reply.remember === true && !isSecret(question)) {
+        ctx.turn.rememberAnswer(call.name, question.id, checked.value);
+      }
+      return { type: "answer", value: checked.value, prompted: true };
+    }
+    case "back":
+      if (!offered.back) break;
+      recordCancelled(ctx, id, "back");
+      return { type: "back" };
+    case "reply": {
+      if (!offered.reply) break;
+      recordCancelled(ctx, id, "reply");
+      const body: Record<string, JsonValue> = { cancelled: true, answered: walk.disclosable() };
+      if (reply.message !== undefined && reply.message !== "") body.message = reply.message;
+      return { type: "stop", content: JSON.stringify(body), is_error: false };
+    }
+    case "end_turn":
+      if (!offered.end_turn) break;
+      recordCancelled(ctx, id, "end_turn");
+      ctx.endTurn();
+      return { type: "stop", content: TURN_ENDED, is_error: false, endTurn: true };
+    default:
+      break;
+  }
+  // Cancelled, or a control that was not offered: the human did not answer.
+  recordCancelled(ctx, id, "user");
+  return { type: "stop", content: INPUT_CANCELLED, is_error: false };
+}
+
+/**
+ * Asks the LLM on a copy of the conversation in which this tool call is paused and nothing is
+ * left unpaired, then checks its answer like any other.
+ */
+async function askAssistant(
+  ctx: RunContext,
+  call: ToolCall,
+  id: string,
+  question: Question,
+): Promise<QuestionOutcome> {
+  const fail = (reason: CancellationReason, error: string): QuestionOutcome => {
+    recordCancelled(ctx, id, reason);
+    return {
+      type: "stop",
+      content: inquiryFailedMessage(call.name, question.text, error),
+      is_error: true,
+    };
+  };
+  const backend = ctx.inquiries;
+  if (backend === undefined) return fail("backend_error", "no inquiry backend is configured");
+  let result: Result<JsonValue, InquiryError>;
+  try {
+    const stream = pausedCopy(ctx, call, question);
+    result = await backend.inquire(
+      { stream, inquiry_id: id, tool_name: call.name, question },
+      { signal: ctx.signal },
+    );
+  } catch (cause) {
+    result = err({ kind: ctx.signal.aborted ? "cancelled" : "other", message: describe(cause) });
+  }
+  if (result.isErr()) return fail(INQUIRY_ERROR_REASONS[result.error.kind], result.error.message);
+  const checked = validateAnswer(question.answer_type, result.value);
+  if (checked.isErr()) {
+    return fail("backend_error", `the answer does not fit the question: ${checked.error.message}`);
+  }
+  recordAnswer(ctx, id, question, checked.value);
+  return { type: "answer", value: checked.value, prompted: false };
+}
+
+function pausedCopy(ctx: RunContext, call: ToolCall, question: Question) {
+  const copy = ctx.stream.clone();
+  // JP's shape: the asking tool looks paused, and sanitize() removes the still-open inquiry
+  // request and closes other tools' calls, so the copy is valid for any provider.
+  copy.append(
+    createEvent("tool_call_response", {
+      id: call.id,
+      content: `Tool paused: ${question.text}`,
+      is_error: false,
+    }),
+  );
+  copy.sanitize();
+  return copy;
+}

@@ -1,0 +1,106 @@
+import type { Executor, ExecutorSource, ToolCall } from "../backends/executor.js";
+import type { ResolvedToolConfig } from "../config/schema.js";
+import {
+  EXECUTION_CANCELLED,
+  executionFailedMessage,
+  notAvailableMessage,
+} from "../routing/messages.js";
+import { AnswerWalk } from "./answer-walk.js";
+import { describe, type RunContext } from "./context.js";
+import { type CallResult, deliverResult } from "./delivery.js";
+import type { ToolCallState } from "./events.js";
+import { decidePermission } from "./permission.js";
+import { resolveQuestion } from "./question-round.js";
+
+/** A tool call's final result, and whether the human ended the turn from it. */
+export interface CallOutcome extends CallResult {
+  readonly endTurn: boolean;
+}
+
+/** Resolves a tool's configuration by name. */
+export type ConfigResolver = (name: string) => ResolvedToolConfig;
+
+/**
+ * One tool call from start to finish: availability, permission, passes of the tool with the
+ * answers it asks for, then result delivery. Never rejects: every failure becomes a result.
+ */
+export async function runToolCall(
+  ctx: RunContext,
+  executors: ExecutorSource,
+  resolve: ConfigResolver,
+  call: ToolCall,
+  limits: { readonly maxQuestions: number },
+): Promise<CallOutcome> {
+  const state = (next: ToolCallState) =>
+    ctx.emitter.emit("tool-state", { tool_call_id: call.id, tool_name: call.name, state: next });
+  state("queued");
+  const outcome = await attempt(ctx, executors, resolve, call, limits, state);
+  state("completed");
+  return outcome;
+}
+
+async function attempt(
+  ctx: RunContext,
+  executors: ExecutorSource,
+  resolve: ConfigResolver,
+  call: ToolCall,
+  limits: { readonly maxQuestions: number },
+  state: (next: ToolCallState) => void,
+): Promise<CallOutcome> {
+  const config = resolve(call.name);
+  const executor = config.enable.state ? executors.executorFor(call, config) : undefined;
+  if (executor === undefined) return finish({ content: notAvailableMessage(call.name), is_error: true });
+  state("awaiting_permission");
+  const permission = await decidePermission(ctx, call, config);
+  if (permission.type === "done") return finish(permission);
+  const ran = await passes(ctx, executor, permission.call, config, limits, state);
+  if (ran.source !== "tool") return ran.outcome;
+  state("awaiting_delivery");
+  return finish(await deliverResult(ctx, permission.call, config, ran.outcome));
+}
+
+function finish(result: CallResult, endTurn = false): CallOutcome {
+  return { content: result.content, is_error: result.is_error, endTurn };
+}
+
+type Ran = { readonly source: "tool" | "coordinator"; readonly outcome: CallOutcome };
+
+async function passes(
+  ctx: RunContext,
+  executor: Executor,
+  call: ToolCall,
+  config: ResolvedToolConfig,
+  limits: { readonly maxQuestions: number },
+  state: (next: ToolCallState) => void,
+): Promise<Ran> {
+  const walk = new AnswerWalk();
+  const stop = (content: string, is_error: boolean, endTurn = false): Ran => ({
+    source: "coordinator",
+    outcome: finish({ content, is_error }, endTurn),
+  });
+  for (let asked = 0; ; asked++) {
+    if (ctx.signal.aborted) return stop(EXECUTION_CANCELLED, false);
+    if (asked > limits.maxQuestions) {
+      return stop(executionFailedMessage(call.name, `asked more than ${limits.maxQuestions} questions`), true);
+    }
+    state("running");
+    let result: Awaited<ReturnType<Executor["execute"]>>;
+    try {
+      result = await executor.execute({ call, answers: walk.snapshot(), signal: ctx.signal });
+    } catch (cause) {
+      if (ctx.signal.aborted) return stop(EXECUTION_CANCELLED, false);
+      return stop(executionFailedMessage(call.name, describe(cause)), true);
+    }
+    if (result.type === "completed") {
+      return { source: "tool", outcome: finish({ content: result.content, is_error: result.is_error }) };
+    }
+    state("awaiting_input");
+    const answered = await resolveQuestion(ctx, call, config, result, walk);
+    if (answered.type === "stop") return stop(answered.content, answered.is_error, answered.endTurn);
+    if (answered.type === "back") walk.back();
+    else {
+      const secret = result.question.answer_type.type === "secret";
+      walk.set(result.question.id, answered.value, { prompted: answered.prompted, secret });
+    }
+  }
+}

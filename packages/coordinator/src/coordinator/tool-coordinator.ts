@@ -1,0 +1,144 @@
+import {
+  type ConversationStream,
+  createEvent,
+  type ToolCallRequest,
+  type ToolCallResponse,
+} from "@jp/conversation";
+import { EventEmitter } from "eventemitter3";
+import type { ExecutorSource, ToolCall } from "../backends/executor.js";
+import type { InquiryBackend } from "../backends/inquiry-backend.js";
+import type { PromptBackend } from "../backends/prompt-backend.js";
+import { resolveToolConfig } from "../config/resolve.js";
+import type { ResolvedToolConfig, ToolsConfig } from "../config/schema.js";
+import type { TurnState } from "../turn-state.js";
+import type { RunContext } from "./context.js";
+import type { CoordinatorEvents } from "./events.js";
+import { PromptQueue } from "./prompt-queue.js";
+import { runToolCall } from "./run-tool-call.js";
+
+/** What a host gives the coordinator once. */
+export interface ToolCoordinatorOptions {
+  /** The conversation every question, answer and tool response is recorded in. */
+  readonly stream: ConversationStream;
+  /** `conversation.tools`, already layered (built-ins under user config under overrides). */
+  readonly tools: ToolsConfig;
+  readonly executors: ExecutorSource;
+  /** Asks a human; without one, no human is ever reachable. */
+  readonly prompts?: PromptBackend;
+  /** Asks an LLM; without one, questions routed to the assistant fail as backend errors. */
+  readonly inquiries?: InquiryBackend;
+  /** `--non-interactive`: behave as if no human were reachable, even with a terminal. */
+  readonly nonInteractive?: boolean;
+  /** A tool call that asks more questions than this fails (a tool stuck re-asking). */
+  readonly maxQuestionsPerCall?: number;
+}
+
+/** Options of one {@link ToolCoordinator.run}. */
+export interface RunOptions {
+  /** The turn's state; build one per turn. */
+  readonly turn: TurnState;
+  /** Aborts every tool, prompt and inquiry; each call still gets a recorded response. */
+  readonly signal?: AbortSignal;
+}
+
+/** What one assistant cycle's tool calls came to. */
+export interface RunResult {
+  /** One recorded response per call, in the order of the calls. */
+  readonly responses: readonly ToolCallResponse[];
+  /** The human chose "End Turn": the host should not ask the assistant again this turn. */
+  readonly endTurn: boolean;
+}
+
+/**
+ * Runs the tool calls of one assistant cycle: concurrently, with prompts to the human one at a
+ * time, every question routed and recorded, and a response recorded for every call.
+ *
+ * @example
+ * const coordinator = new ToolCoordinator({ stream, tools, executors, prompts });
+ * const { responses } = await coordinator.run(toolCalls, { turn: new TurnState() });
+ */
+export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
+  readonly #options: ToolCoordinatorOptions;
+
+  constructor(options: ToolCoordinatorOptions) {
+    super();
+    this.#options = options;
+  }
+
+  /** The resolved configuration of a tool, as the coordinator will apply it. */
+  config(name: string): ResolvedToolConfig {
+    return resolveToolConfig(this.#options.tools, name);
+  }
+
+  /**
+   * Runs one cycle's tool calls. Calls not yet in the stream are recorded first. Resolves when
+   * every call has a recorded response; it does not reject for tool, prompt or inquiry failures.
+   */
+  async run(
+    calls: readonly (ToolCallRequest | ToolCall)[],
+    options: RunOptions,
+  ): Promise<RunResult> {
+    const { stream } = this.#options;
+    const requests = calls.map((call) => this.#recordRequest(call));
+    const ended = new AbortController();
+    const signal = options.signal
+      ? AbortSignal.any([options.signal, ended.signal])
+      : ended.signal;
+    let endTurn = false;
+    const ctx: RunContext = {
+      stream,
+      tools: this.#options.tools,
+      prompts: this.#options.prompts,
+      inquiries: this.#options.inquiries,
+      humanReachable: await this.#humanReachable(),
+      turn: options.turn,
+      signal,
+      endTurn: () => {
+        endTurn = true;
+        ended.abort();
+      },
+      queue: new PromptQueue(),
+      emitter: this,
+    };
+    const limits = { maxQuestions: this.#options.maxQuestionsPerCall ?? 256 };
+    const resolve = (name: string) => this.config(name);
+    const outcomes = await Promise.all(
+      requests.map((call) => runToolCall(ctx, this.#options.executors, resolve, call, limits)),
+    );
+    const responses = requests.map((call, i) => {
+      const outcome = outcomes[i] as (typeof outcomes)[number];
+      const response = createEvent("tool_call_response", {
+        id: call.id,
+        content: outcome.content,
+        is_error: outcome.is_error,
+      });
+      const appended = stream.append(response);
+      if (appended.isErr()) throw new Error(`ToolCoordinator: ${appended.error.message}`);
+      return response;
+    });
+    return { responses, endTurn };
+  }
+
+  async #humanReachable(): Promise<boolean> {
+    const { prompts, nonInteractive } = this.#options;
+    if (nonInteractive === true || prompts === undefined) return false;
+    try {
+      return await prompts.isHumanReachable();
+    } catch {
+      return false;
+    }
+  }
+
+  #recordRequest(call: ToolCallRequest | ToolCall): ToolCall {
+    const { stream } = this.#options;
+    if ("type" in call && stream.events.includes(call)) return call;
+    const event = createEvent("tool_call_request", {
+      id: call.id,
+      name: call.name,
+      arguments: call.arguments,
+    });
+    const appended = stream.append(event);
+    if (appended.isErr()) throw new Error(`ToolCoordinator: ${appended.error.message}`);
+    return event;
+  }
+}

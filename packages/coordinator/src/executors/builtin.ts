@@ -1,0 +1,86 @@
+import type { InquirySource } from "@jp/conversation";
+import { decodeQuestion } from "@jp/tool";
+import type {
+  BuiltinOutcome,
+  BuiltinTool,
+  Executor,
+  ExecutorResult,
+  ExecutorSource,
+} from "../backends/executor.js";
+
+/** The recorded source of a built-in's questions: its own declaration, else the tool. */
+export function builtinInquirySource(name: string, tool: BuiltinTool): InquirySource {
+  return tool.inquirySource?.(name) ?? { source: "tool", name };
+}
+
+/** JP's text for a built-in's error: the message, then the trace when there is one. */
+function errorContent(message: string, trace: readonly string[]): string {
+  return trace.length === 0 ? message : `${message}\n\nTrace:\n${trace.join("\n")}`;
+}
+
+function toExecutorResult(
+  name: string,
+  tool: BuiltinTool,
+  outcome: BuiltinOutcome,
+): ExecutorResult {
+  switch (outcome.type) {
+    case "success":
+      return { type: "completed", content: outcome.content, is_error: false };
+    case "error":
+      return {
+        type: "completed",
+        content: errorContent(outcome.message, outcome.trace),
+        is_error: true,
+      };
+    case "needs_input": {
+      // The question's id becomes part of the recorded inquiry id: check it like foreign input.
+      const question = decodeQuestion(outcome.question);
+      if (question.isErr()) {
+        const content = `Tool '${name}' asked an invalid question: ${question.error.message}`;
+        return { type: "completed", content, is_error: true };
+      }
+      const source = builtinInquirySource(name, tool);
+      return "form" in outcome
+        ? { type: "needs_input", question: question.value, source, form: outcome.form }
+        : { type: "needs_input", question: question.value, source };
+    }
+  }
+}
+
+/** Runs a {@link BuiltinTool} as an {@link Executor}. */
+export function builtinExecutor(name: string, tool: BuiltinTool): Executor {
+  return {
+    async execute({ call, answers, signal }) {
+      const outcome = await tool.execute({ arguments: call.arguments, answers, signal });
+      return toExecutorResult(name, tool, outcome);
+    },
+  };
+}
+
+/**
+ * An {@link ExecutorSource} for built-in tools, looked up by the tool's configured name.
+ *
+ * @example
+ * const executors = builtinExecutorSource({ ask_user: askUser });
+ */
+export function builtinExecutorSource(
+  tools: Readonly<Record<string, BuiltinTool>>,
+): ExecutorSource {
+  const executors = new Map(
+    Object.entries(tools).map(([name, tool]) => [name, builtinExecutor(name, tool)]),
+  );
+  return { executorFor: (call) => executors.get(call.name) };
+}
+
+/** Tries each source in order; the first that has an executor for the call wins. */
+export function combineExecutorSources(...sources: readonly ExecutorSource[]): ExecutorSource {
+  return {
+    executorFor(call, config) {
+      for (const source of sources) {
+        const executor = source.executorFor(call, config);
+        if (executor !== undefined) return executor;
+      }
+      return undefined;
+    },
+  };
+}

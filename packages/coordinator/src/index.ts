@@ -1,0 +1,64 @@
+// The public API of @jp/coordinator: every exported name below is a commitment.
+export type {
+  Answers,
+  BuiltinOutcome,
+  BuiltinTool,
+  BuiltinToolInput,
+  ExecuteInput,
+  Executor,
+  ExecutorResult,
+  ExecutorSource,
+  FormProgress,
+  ToolCall,
+} from "./backends/executor.js";
+export type {
+  InquiryBackend,
+  InquiryError,
+  InquiryRequestInput,
+} from "./backends/inquiry-backend.js";
+export type {
+  AskOptions,
+  DeliverPromptRequest,
+  DeliverReply,
+  PermissionPromptRequest,
+  PermissionReply,
+  PromptBackend,
+  PromptRequest,
+  QuestionControls,
+  QuestionPromptRequest,
+  QuestionReply,
+  ReplyFor,
+} from "./backends/prompt-backend.js";
+export { resolveToolConfig } from "./config/resolve.js";
+export type {
+  AllowToggle,
+  CommandConfig,
+  DetachedConfig,
+  DetachedMode,
+  Enable,
+  EnableConfig,
+  PromptKind,
+  QuestionConfig,
+  QuestionTarget,
+  ResolvedToolConfig,
+  ResultMode,
+  RunMode,
+  StyleConfig,
+  ToolConfig,
+  ToolsConfig,
+} from "./config/schema.js";
+export { DEFAULT_CANCELLATION_RESPONSE, toolConfigSchema, toolsConfigSchema } from "./config/schema.js";
+export type { CoordinatorEvents, PromptOutcome, ToolCallState } from "./coordinator/events.js";
+export { INQUIRY_ERROR_REASONS, TURN_ENDED } from "./coordinator/question-round.js";
+export type { RunOptions, RunResult, ToolCoordinatorOptions } from "./coordinator/tool-coordinator.js";
+export { ToolCoordinator } from "./coordinator/tool-coordinator.js";
+export {
+  builtinExecutor,
+  builtinExecutorSource,
+  builtinInquirySource,
+  combineExecutorSources,
+} from "./executors/builtin.js";
+export { inquiryId, toInquiryQuestion } from "./recording/inquiry-question.js";
+export type { RefusalReason, Route, RouteInput } from "./routing/route-question.js";
+export { isHumanOnly, ROUTING_RULES, routeQuestion, targetOf } from "./routing/route-question.js";
+export { TurnState } from "./turn-state.js";
