@@ -29,7 +29,12 @@ export type {
   QuestionReply,
   ReplyFor,
 } from "./backends/prompt-backend.js";
-export { resolveToolConfig } from "./config/resolve.js";
+export { resolveDetached } from "./config/detached.js";
+export type { ToggleDirective } from "./config/enable.js";
+export { applyToggleDirectives, enabledToolNames } from "./config/enable.js";
+export type { ConfigError } from "./config/errors.js";
+export { layerToolConfigs, layerToolsConfigs } from "./config/layering.js";
+export { parseToolsConfig, resolveToolConfig } from "./config/resolve.js";
 export type {
   AllowToggle,
   CommandConfig,
@@ -47,10 +52,18 @@ export type {
   ToolConfig,
   ToolsConfig,
 } from "./config/schema.js";
-export { DEFAULT_CANCELLATION_RESPONSE, toolConfigSchema, toolsConfigSchema } from "./config/schema.js";
+export {
+  DEFAULT_CANCELLATION_RESPONSE,
+  toolConfigSchema,
+  toolsConfigSchema,
+} from "./config/schema.js";
 export type { CoordinatorEvents, PromptOutcome, ToolCallState } from "./coordinator/events.js";
 export { INQUIRY_ERROR_REASONS, TURN_ENDED } from "./coordinator/question-round.js";
-export type { RunOptions, RunResult, ToolCoordinatorOptions } from "./coordinator/tool-coordinator.js";
+export type {
+  RunOptions,
+  RunResult,
+  ToolCoordinatorOptions,
+} from "./coordinator/tool-coordinator.js";
 export { ToolCoordinator } from "./coordinator/tool-coordinator.js";
 export {
   builtinExecutor,
