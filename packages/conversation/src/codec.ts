@@ -11,6 +11,8 @@ import {
   inquiryCancelledSchema,
   inquiryRedactedSchema,
   inquiryRequestSchema,
+  isConfigDelta,
+  isConversationEvent,
   type StreamEvent,
   toolCallRequestSchema,
   toolCallResponseSchema,
@@ -49,10 +51,13 @@ const schemaByType: Readonly<Record<string, AnySchema>> = {
  * // Ok({ …, outcome: "answered", id: "call_1.apply_changes", answer: true })
  */
 export function decodeEvent(json: unknown, path: JsonPath = []): Result<StreamEvent, DecodeError> {
-  if (!isPlainObject(json)) return err(decodeError(path, `expected an event object, got ${kindOf(json)}`));
+  if (!isPlainObject(json))
+    return err(decodeError(path, `expected an event object, got ${kindOf(json)}`));
   const type = json.type;
   if (typeof type !== "string") {
-    return err(decodeError([...path, "type"], `expected the event type as a string, got ${kindOf(type)}`));
+    return err(
+      decodeError([...path, "type"], `expected the event type as a string, got ${kindOf(type)}`),
+    );
   }
   // Valid, canonical events (what this SDK and current JP write) are used as they are.
   if (isCanonicalEvent(json)) return ok(json as StreamEvent);
@@ -101,12 +106,31 @@ export function encodeEvent(event: StreamEvent, options: EncodeOptions = {}): ob
     const source = decodedFrom.get(event);
     if (source !== undefined) return source;
   }
-  if (isCanonicalEvent(event)) return event;
-  const { timestamp, type, metadata, ...fields } = event as StreamEvent & { metadata?: unknown };
+  // Entries of unknown types are opaque: always written exactly as they came.
+  if (!isConversationEvent(event) && !isConfigDelta(event)) return event;
+  // A valid event in canonical form needs no rebuilding unless the key order must be JP's.
+  if (options.canonical !== true && isCanonicalEvent(event)) return event;
+  return inCanonicalOrder(event);
+}
+
+// The order JP's serde writes each kind's fields in (the response's `outcome` tag first).
+const FIELD_ORDER: Readonly<Record<string, readonly string[]>> = {
+  chat_request: ["content", "schema", "author"],
+  chat_response: ["message", "reasoning", "data"],
+  tool_call_request: ["id", "name", "arguments"],
+  tool_call_response: ["id", "content", "is_error"],
+  inquiry_request: ["id", "source", "question"],
+  inquiry_response: ["outcome", "id", "answer", "reason"],
+  config_delta: ["delta"],
+};
+
+// `timestamp`, `type`, the known fields in JP's order, unknown fields as they came, `metadata`
+// last (left out when empty).
+function inCanonicalOrder(event: object): Record<string, unknown> {
+  const { timestamp, type, metadata, ...fields } = event as Record<string, unknown>;
   const out: Record<string, unknown> = { timestamp, type };
-  // The response's tag leads its fields, as JP's internally-tagged enum writes it.
-  if ("outcome" in fields) out.outcome = fields.outcome;
-  for (const key in fields) if (key !== "outcome") out[key] = fields[key as keyof typeof fields];
+  for (const key of FIELD_ORDER[String(type)] ?? []) if (key in fields) out[key] = fields[key];
+  for (const key in fields) if (!(key in out)) out[key] = fields[key];
   if (isPlainObject(metadata) && Object.keys(metadata).length > 0) out.metadata = metadata;
   return out;
 }
@@ -132,12 +156,8 @@ export function createEvent<T extends ConversationEventType>(
   fields: EventFields<T>,
 ): EventOfType<T> {
   const { timestamp, ...rest } = fields as { timestamp?: string };
-  return { timestamp: timestamp ?? formatTimestamp(), type, ...rest } as unknown as EventOfType<T>;
-}
-
-/** Whether `event` was decoded and is still the very object decoding produced. */
-export function wasDecoded(event: ConversationEvent | StreamEvent): boolean {
-  return decodedFrom.has(event);
+  const event = { timestamp: timestamp ?? formatTimestamp(), type, ...rest };
+  return inCanonicalOrder(event) as unknown as EventOfType<T>;
 }
 
 function schemaFor(type: string, json: Record<string, unknown>): AnySchema | undefined {
@@ -160,7 +180,10 @@ function upgradeInquiryResponse(
   if (outcome === undefined) {
     if (!("answer" in json)) {
       return err(
-        decodeError(path, "inquiry_response: no `outcome` and no `answer`: not an inquiry response"),
+        decodeError(
+          path,
+          "inquiry_response: no `outcome` and no `answer`: not an inquiry response",
+        ),
       );
     }
     const { timestamp, type, ...rest } = json;
@@ -171,7 +194,7 @@ function upgradeInquiryResponse(
   return err(
     decodeError(
       [...path, "outcome"],
-      `inquiry_response: unknown outcome ${JSON.stringify(outcome) ?? String(outcome)}; expected "answered", "cancelled" or "redacted"`,
+      `inquiry_response: unknown outcome ${typeof outcome === "string" ? JSON.stringify(outcome) : kindOf(outcome)}; expected "answered", "cancelled" or "redacted"`,
     ),
   );
 }

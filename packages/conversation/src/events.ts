@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { keepUnknownKeys } from "./internal/keep-unknown-keys.js";
 import { inquiryQuestionSchema, inquirySourceSchema } from "./inquiry.js";
+import { keepUnknownKeys } from "./internal/keep-unknown-keys.js";
 import { jsonObjectSchema, jsonValueSchema } from "./json.js";
 
 // Every event shares the envelope `{timestamp, type, …fields, metadata?}`. Fields this version

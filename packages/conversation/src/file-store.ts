@@ -5,7 +5,7 @@ import { err, ok, type Result } from "neverthrow";
 import { z } from "zod";
 import { decodeEvent, encodeEvent } from "./codec.js";
 import type { StoreError } from "./errors.js";
-import { type StreamEvent, isConfigDelta } from "./events.js";
+import { isConfigDelta, type StreamEvent } from "./events.js";
 import { fromDisk, toDisk } from "./internal/at-rest.js";
 import { keepUnknownKeys } from "./internal/keep-unknown-keys.js";
 import { type JsonObject, jsonObjectSchema } from "./json.js";
@@ -67,7 +67,12 @@ export class FileConversationStore {
   async list(): Promise<Result<string[], StoreError>> {
     try {
       const entries = await readdir(this.root, { withFileTypes: true });
-      return ok(entries.filter((e) => e.isDirectory() && !e.name.startsWith(".")).map((e) => e.name).sort());
+      return ok(
+        entries
+          .filter((e) => e.isDirectory() && !e.name.startsWith("."))
+          .map((e) => e.name)
+          .sort(),
+      );
     } catch (cause) {
       if (isNotFound(cause)) return ok([]);
       return err({ kind: "io", path: this.root, message: `cannot list ${this.root}`, cause });
@@ -112,7 +117,9 @@ export function baseConfigOf(conversation: StoredConversation): JsonObject | und
 }
 
 /** Loads the conversation stored in `dir`. Missing or corrupt files are `Err`s naming the file. */
-export async function loadConversation(dir: string): Promise<Result<StoredConversation, StoreError>> {
+export async function loadConversation(
+  dir: string,
+): Promise<Result<StoredConversation, StoreError>> {
   const metadataJson = await readJson(join(dir, FILES.metadata));
   if (metadataJson.isErr()) return err(metadataJson.error);
   const metadata = conversationMetadataSchema.safeParse(metadataJson.value);
@@ -125,7 +132,10 @@ export async function loadConversation(dir: string): Promise<Result<StoredConver
   if (stream.isErr()) return err(stream.error);
 
   let baseConfig: JsonObject | undefined;
-  let layout: ConversationLayout = "legacy_config_delta";
+  // Legacy conversations carry their base config as a leading config_delta instead of a file.
+  const first = stream.value.events[0];
+  let layout: ConversationLayout =
+    first !== undefined && isConfigDelta(first) ? "legacy_config_delta" : "base_config";
   const baseJson = await readJson(join(dir, FILES.baseConfig));
   if (baseJson.isOk()) {
     const parsed = jsonObjectSchema.safeParse(baseJson.value);
@@ -146,7 +156,9 @@ export async function saveConversation(
 ): Promise<Result<void, StoreError>> {
   try {
     await mkdir(dir, { recursive: true });
-    const events = conversation.stream.events.map((event) => readFrom.get(event) ?? toDisk(encodeEvent(event)));
+    const events = conversation.stream.events.map(
+      (event) => readFrom.get(event) ?? toDisk(encodeEvent(event)),
+    );
     await writeJsonAtomic(join(dir, FILES.events), events);
     if (conversation.layout === "base_config" && conversation.baseConfig !== undefined) {
       await writeJsonAtomic(join(dir, FILES.baseConfig), conversation.baseConfig);
@@ -154,7 +166,12 @@ export async function saveConversation(
     await writeJsonAtomic(join(dir, FILES.metadata), conversation.metadata);
     return ok(undefined);
   } catch (cause) {
-    return err({ kind: "io", path: dir, message: `cannot save the conversation in ${dir}: ${describe(cause)}`, cause });
+    return err({
+      kind: "io",
+      path: dir,
+      message: `cannot save the conversation in ${dir}: ${describe(cause)}`,
+      cause,
+    });
   }
 }
 
@@ -162,7 +179,14 @@ function decodeStoredEvents(path: string, json: unknown): Result<ConversationStr
   if (!Array.isArray(json)) return err(corrupt(path, "expected an array of events"));
   const events: StreamEvent[] = [];
   for (let i = 0; i < json.length; i++) {
-    const decoded = decodeEvent(fromDisk(json[i]), [i]);
+    let plain: unknown;
+    try {
+      plain = fromDisk(json[i]);
+    } catch {
+      // Only a pathologically nested entry can overflow the stack while decoding base64.
+      return err(corrupt(path, `[${i}]: too deeply nested`));
+    }
+    const decoded = decodeEvent(plain, [i]);
     if (decoded.isErr()) return err(corrupt(path, decoded.error.message));
     readFrom.set(decoded.value, json[i]);
     events.push(decoded.value);
@@ -175,7 +199,8 @@ async function readJson(path: string): Promise<Result<unknown, StoreError>> {
   try {
     text = await readFile(path, "utf-8");
   } catch (cause) {
-    if (isNotFound(cause)) return err({ kind: "not-found", path, message: `${path} does not exist`, cause });
+    if (isNotFound(cause))
+      return err({ kind: "not-found", path, message: `${path} does not exist`, cause });
     return err({ kind: "io", path, message: `cannot read ${path}: ${describe(cause)}`, cause });
   }
   try {
@@ -210,11 +235,15 @@ function describe(cause: unknown): string {
 }
 
 function slugify(title: string): string {
-  return title
-    .toLowerCase()
-    .normalize("NFKD")
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 60)
-    .replace(/-+$/, "");
+  return (
+    title
+      .toLowerCase()
+      .normalize("NFKD")
+      // Accents come apart under NFKD; drop the marks so "é" becomes "e", not "e-".
+      .replace(/[\u0300-\u036f]/g, "")
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 60)
+      .replace(/-+$/, "")
+  );
 }

@@ -1,6 +1,6 @@
 // The public API of @jp/conversation: every exported name below is a commitment.
 export type { EncodeOptions, EventFields } from "./codec.js";
-export { createEvent, decodeEvent, encodeEvent, wasDecoded } from "./codec.js";
+export { createEvent, decodeEvent, encodeEvent } from "./codec.js";
 export type { DecodeError, JsonPath, StoreError, StreamError } from "./errors.js";
 export { formatPath } from "./errors.js";
 export type {

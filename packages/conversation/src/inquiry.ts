@@ -73,9 +73,9 @@ function dropNullOptionals(value: unknown): unknown {
 
 // Canonical form: defaults are absent, so two questions that mean the same thing compare equal
 // and encode identically.
-function dropDefaults<Q extends { exclusive?: boolean | undefined; persistence?: string | undefined }>(
-  question: Q,
-): Q {
+function dropDefaults<
+  Q extends { exclusive?: boolean | undefined; persistence?: string | undefined },
+>(question: Q): Q {
   if (question.exclusive === true || question.exclusive === undefined) {
     if (question.persistence !== "turn") return question;
   }

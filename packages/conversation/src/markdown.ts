@@ -20,7 +20,9 @@ export function toMarkdown(stream: ConversationStream): string {
 }
 
 /** The line RFD 082 prescribes for an inquiry response. */
-export function inquiryResponseLine(event: Extract<ConversationEvent, { type: "inquiry_response" }>) {
+export function inquiryResponseLine(
+  event: Extract<ConversationEvent, { type: "inquiry_response" }>,
+) {
   switch (event.outcome) {
     case "answered":
       return `Answer: ${renderValue(event.answer)}`;
@@ -56,10 +58,7 @@ function renderEvent(event: StreamEvent): string[] {
   }
 }
 
-function renderQuestion(
-  source: InquirySource,
-  question: InquiryQuestion,
-): string[] {
+function renderQuestion(source: InquirySource, question: InquiryQuestion): string[] {
   const out = [`**Question** (${describeSource(source)}): ${question.text}`];
   if (question.context !== undefined) out.push(quote(question.context));
   const type = question.answer_type;

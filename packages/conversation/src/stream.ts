@@ -1,5 +1,5 @@
 import { err, ok, type Result } from "neverthrow";
-import { decodeEvent, encodeEvent } from "./codec.js";
+import { createEvent, decodeEvent, encodeEvent } from "./codec.js";
 import { type DecodeError, decodeError, type StreamError } from "./errors.js";
 import {
   type ChatRequest,
@@ -106,9 +106,10 @@ export class ConversationStream {
   startTurn(request: string | Omit<ChatRequest, "type" | "timestamp">): [TurnStart, ChatRequest] {
     const timestamp = formatTimestamp();
     const fields = typeof request === "string" ? { content: request } : request;
-    const start: TurnStart = { timestamp, type: "turn_start" };
-    const chat = { ...fields, timestamp, type: "chat_request" } as ChatRequest;
+    const start = createEvent("turn_start", { timestamp });
+    const chat = createEvent("chat_request", { ...fields, timestamp });
     this.#events.push(start, chat);
+    this.#balance = new Map();
     return [start, chat];
   }
 
@@ -118,23 +119,17 @@ export class ConversationStream {
    * `turn_start` is refused: use {@link ConversationStream.startTurn}.
    */
   append(...events: ConversationEvent[]): Result<void, StreamError> {
-    const windows = turnWindows(this.#events);
-    const current = windows[windows.length - 1];
+    const current = this.#currentTurn();
     if (current === undefined) {
       return err({ kind: "no-turn", message: "no turn has started: call startTurn() first" });
     }
-    const balance = new Map<string, number>();
-    const check = (event: StreamEvent, validate: boolean): StreamError | undefined => {
-      const pair = pairKey(event);
-      if (pair === undefined) return undefined;
-      const key = `${pair.family}\u0000${pair.id}`;
-      const open = balance.get(key) ?? 0;
-      if (pair.role === "request") balance.set(key, open + 1);
-      else if (open > 0) balance.set(key, open - 1);
-      else if (validate) return responseError(pair.family, pair.id, balance.has(key));
-      return undefined;
+    // Changes go to an overlay over the turn's balance, so a refused batch changes nothing.
+    const overlay: Balance = new Map();
+    const balance: BalanceView = {
+      get: (key) => overlay.get(key) ?? current.get(key),
+      has: (key) => overlay.has(key) || current.has(key),
+      set: (key, value) => overlay.set(key, value),
     };
-    for (let i = current.start; i < current.end; i++) check(this.#events[i] as StreamEvent, false);
     for (const event of events) {
       if (event.type === "turn_start") {
         return err({
@@ -142,11 +137,30 @@ export class ConversationStream {
           message: "a turn_start cannot be appended within a turn: call startTurn() instead",
         });
       }
-      const problem = check(event, true);
+      const problem = settle(balance, event, true);
       if (problem !== undefined) return err(problem);
     }
     this.#events.push(...events);
+    for (const [key, value] of overlay) current.set(key, value);
     return ok(undefined);
+  }
+
+  // The current turn's request/response balance, kept between appends so that appending to a
+  // long conversation costs the same as appending to a short one. Rebuilt after anything that
+  // rewrites the events (sanitize) or starts a turn.
+  #balance: Balance | undefined;
+
+  #currentTurn(): Balance | undefined {
+    if (this.#balance !== undefined) return this.#balance;
+    const windows = turnWindows(this.#events);
+    const current = windows[windows.length - 1];
+    if (current === undefined) return undefined;
+    const balance: Balance = new Map();
+    for (let i = current.start; i < current.end; i++) {
+      settle(balance, this.#events[i] as StreamEvent, false);
+    }
+    this.#balance = balance;
+    return balance;
   }
 
   /**
@@ -156,8 +170,29 @@ export class ConversationStream {
   sanitize(): SanitizeReport {
     const { events, report } = sanitizeEvents(this.#events);
     this.#events = events;
+    this.#balance = undefined;
     return report;
   }
+}
+
+/** Open requests per `<family>\u0000<id>` in the current turn. */
+type Balance = Map<string, number>;
+type BalanceView = Pick<Balance, "get" | "has" | "set">;
+
+// Counts one event into the balance; with `validate`, a response that closes nothing is an error.
+function settle(
+  balance: BalanceView,
+  event: StreamEvent,
+  validate: boolean,
+): StreamError | undefined {
+  const pair = pairKey(event);
+  if (pair === undefined) return undefined;
+  const key = `${pair.family}\u0000${pair.id}`;
+  const open = balance.get(key) ?? 0;
+  if (pair.role === "request") balance.set(key, open + 1);
+  else if (open > 0) balance.set(key, open - 1);
+  else if (validate) return responseError(pair.family, pair.id, balance.has(key));
+  return undefined;
 }
 
 function responseError(family: Family, id: string, seen: boolean): StreamError {

@@ -23,7 +23,12 @@ const answerType = fc.oneof(
   fc.record({ type: fc.constantFrom("boolean", "text", "secret", "select", "schema", "x") }),
   fc.record({
     type: fc.constantFrom("select", "multi_select"),
-    options: fc.array(fc.record({ value, description: fc.option(fc.string(), { nil: undefined }) }, { requiredKeys: ["value"] })),
+    options: fc.array(
+      fc.record(
+        { value, description: fc.option(fc.string(), { nil: undefined }) },
+        { requiredKeys: ["value"] },
+      ),
+    ),
   }),
   fc.record({ type: fc.constant("schema"), schema: fc.dictionary(fc.string(), value) }),
 );

@@ -45,7 +45,9 @@ function isAnswerType(v: unknown): boolean {
       return hasOnly(v, ["type"]);
     case "select":
     case "multi_select":
-      return Array.isArray(v.options) && v.options.every(isOption) && hasOnly(v, ["type", "options"]);
+      return (
+        Array.isArray(v.options) && v.options.every(isOption) && hasOnly(v, ["type", "options"])
+      );
     case "schema":
       return isJsonObject(v.schema) && hasOnly(v, ["type", "schema"]);
     default:
@@ -84,10 +86,13 @@ function isChatResponse(o: Obj): boolean {
 const fieldChecks: Readonly<Record<string, (o: Obj) => boolean>> = {
   turn_start: () => true,
   chat_request: (o) =>
-    isString(o.content) && (o.schema === undefined || isJsonObject(o.schema)) && optionalString(o.author),
+    isString(o.content) &&
+    (o.schema === undefined || isJsonObject(o.schema)) &&
+    optionalString(o.author),
   chat_response: isChatResponse,
   tool_call_request: (o) => isString(o.id) && isString(o.name) && isJsonObject(o.arguments),
-  tool_call_response: (o) => isString(o.id) && isString(o.content) && typeof o.is_error === "boolean",
+  tool_call_response: (o) =>
+    isString(o.id) && isString(o.content) && typeof o.is_error === "boolean",
   inquiry_request: (o) => isString(o.id) && isSource(o.source) && isQuestion(o.question),
   inquiry_response: isInquiryResponse,
   config_delta: (o) => isJsonObject(o.delta),

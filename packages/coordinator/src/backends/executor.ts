@@ -74,4 +74,3 @@ export interface BuiltinTool {
 export type BuiltinOutcome =
   | Outcome
   | { readonly type: "needs_input"; readonly question: Question; readonly form: FormProgress };
-

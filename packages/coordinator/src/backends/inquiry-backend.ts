@@ -4,7 +4,12 @@ import type { Result } from "neverthrow";
 
 /** Why an LLM could not answer a question; `kind` maps to the recorded cancellation reason. */
 export interface InquiryError {
-  readonly kind: "provider" | "cancelled" | "missing_structured_data" | "answer_extraction" | "other";
+  readonly kind:
+    | "provider"
+    | "cancelled"
+    | "missing_structured_data"
+    | "answer_extraction"
+    | "other";
   readonly message: string;
 }
 

@@ -11,7 +11,17 @@ export type ToolCallState =
   | "completed";
 
 /** What a prompt was answered with, without the answer itself (it may be a secret). */
-export type PromptOutcome = "answer" | "back" | "reply" | "end_turn" | "cancelled" | "failed" | "run" | "skip" | "edit" | "deliver";
+export type PromptOutcome =
+  | "answer"
+  | "back"
+  | "reply"
+  | "end_turn"
+  | "cancelled"
+  | "failed"
+  | "run"
+  | "skip"
+  | "edit"
+  | "deliver";
 
 /**
  * The coordinator's observable progress, for UIs and logs. Payloads never carry answers: an

@@ -33,7 +33,8 @@ export async function decidePermission(
   if (config.run === "unattended") return { type: "run", call };
   if (config.run === "skip") return done(SKIPPED_BY_CONFIGURATION);
   const remembered = ctx.turn.rememberedPermission(call.name);
-  if (remembered !== undefined) return remembered ? { type: "run", call } : done(SKIPPED_REMEMBERED);
+  if (remembered !== undefined)
+    return remembered ? { type: "run", call } : done(SKIPPED_REMEMBERED);
   if (!ctx.humanReachable) {
     // `auto` approves. A permission prompt has no default answer, so `defaults` fails like `deny`.
     return config.detached.run === "auto"

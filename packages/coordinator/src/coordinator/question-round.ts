@@ -6,11 +6,7 @@ import type { InquiryError } from "../backends/inquiry-backend.js";
 import type { QuestionControls, QuestionPromptRequest } from "../backends/prompt-backend.js";
 import type { ResolvedToolConfig } from "../config/schema.js";
 import { inquiryId, toInquiryQuestion } from "../recording/inquiry-question.js";
-import {
-  INPUT_CANCELLED,
-  INPUT_PROMPT_FAILED,
-  inquiryFailedMessage,
-} from "../routing/messages.js";
+import { INPUT_CANCELLED, INPUT_PROMPT_FAILED, inquiryFailedMessage } from "../routing/messages.js";
 import { routeQuestion } from "../routing/route-question.js";
 import type { AnswerWalk } from "./answer-walk.js";
 import { describe, type RunContext, record, showPrompt } from "./context.js";

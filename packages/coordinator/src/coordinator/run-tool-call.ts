@@ -49,7 +49,8 @@ async function attempt(
 ): Promise<CallOutcome> {
   const config = resolve(call.name);
   const executor = config.enable.state ? executors.executorFor(call, config) : undefined;
-  if (executor === undefined) return finish({ content: notAvailableMessage(call.name), is_error: true });
+  if (executor === undefined)
+    return finish({ content: notAvailableMessage(call.name), is_error: true });
   state("awaiting_permission");
   const permission = await decidePermission(ctx, call, config);
   if (permission.type === "done") return finish(permission);
@@ -81,7 +82,10 @@ async function passes(
   for (let asked = 0; ; asked++) {
     if (ctx.signal.aborted) return stop(EXECUTION_CANCELLED, false);
     if (asked > limits.maxQuestions) {
-      return stop(executionFailedMessage(call.name, `asked more than ${limits.maxQuestions} questions`), true);
+      return stop(
+        executionFailedMessage(call.name, `asked more than ${limits.maxQuestions} questions`),
+        true,
+      );
     }
     state("running");
     let result: Awaited<ReturnType<Executor["execute"]>>;
@@ -92,11 +96,15 @@ async function passes(
       return stop(executionFailedMessage(call.name, describe(cause)), true);
     }
     if (result.type === "completed") {
-      return { source: "tool", outcome: finish({ content: result.content, is_error: result.is_error }) };
+      return {
+        source: "tool",
+        outcome: finish({ content: result.content, is_error: result.is_error }),
+      };
     }
     state("awaiting_input");
     const answered = await resolveQuestion(ctx, call, config, result, walk);
-    if (answered.type === "stop") return stop(answered.content, answered.is_error, answered.endTurn);
+    if (answered.type === "stop")
+      return stop(answered.content, answered.is_error, answered.endTurn);
     if (answered.type === "back") walk.back();
     else {
       const secret = result.question.answer_type.type === "secret";

@@ -81,9 +81,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     const { stream } = this.#options;
     const requests = calls.map((call) => this.#recordRequest(call));
     const ended = new AbortController();
-    const signal = options.signal
-      ? AbortSignal.any([options.signal, ended.signal])
-      : ended.signal;
+    const signal = options.signal ? AbortSignal.any([options.signal, ended.signal]) : ended.signal;
     let endTurn = false;
     const ctx: RunContext = {
       stream,

@@ -4,7 +4,10 @@ import type { DetachedMode, QuestionConfig } from "../config/schema.js";
 import { assistantDeniedMessage, invalidStaticAnswerMessage, noHumanMessage } from "./messages.js";
 
 /** Why a question was refused; each is recorded as the `cancelled` response's reason. */
-export type RefusalReason = "invalid_static_answer" | "no_prompt_backend" | "assistant_routing_denied";
+export type RefusalReason =
+  | "invalid_static_answer"
+  | "no_prompt_backend"
+  | "assistant_routing_denied";
 
 /** Who answers a question. The coordinator records the outcome of whichever route ran. */
 export type Route =
@@ -67,8 +70,7 @@ const assistantTarget: Rule = ({ toolName, question, config }) => {
   };
 };
 
-const humanPrompt: Rule = ({ humanReachable }) =>
-  humanReachable ? { type: "prompt" } : undefined;
+const humanPrompt: Rule = ({ humanReachable }) => (humanReachable ? { type: "prompt" } : undefined);
 
 const noHuman = (toolName: string): Route => ({
   type: "refuse",

@@ -14,7 +14,9 @@ import type {
 export type MockStep =
   | ExecutorResult
   | Outcome
-  | ((input: ExecuteInput) => ExecutorResult | BuiltinOutcome | Promise<ExecutorResult | BuiltinOutcome>);
+  | ((
+      input: ExecuteInput,
+    ) => ExecutorResult | BuiltinOutcome | Promise<ExecutorResult | BuiltinOutcome>);
 
 /** One recorded pass of a mock tool. */
 export interface MockExecution {
@@ -40,7 +42,10 @@ export class MockExecutor implements Executor {
   readonly #each: Extract<MockStep, (...args: never[]) => unknown> | undefined;
   readonly #source: InquirySource | undefined;
 
-  constructor(steps: readonly MockStep[] | Extract<MockStep, (...args: never[]) => unknown>, options: { source?: InquirySource } = {}) {
+  constructor(
+    steps: readonly MockStep[] | Extract<MockStep, (...args: never[]) => unknown>,
+    options: { source?: InquirySource } = {},
+  ) {
     if (typeof steps === "function") this.#each = steps;
     else this.#steps = [...steps];
     this.#source = options.source;
@@ -50,7 +55,9 @@ export class MockExecutor implements Executor {
     this.executions.push({ call: input.call, answers: input.answers });
     const step = this.#each ?? this.#steps?.shift();
     if (step === undefined) {
-      throw new Error(`MockExecutor: no scripted result left for tool ${input.call.name} (pass ${this.executions.length})`);
+      throw new Error(
+        `MockExecutor: no scripted result left for tool ${input.call.name} (pass ${this.executions.length})`,
+      );
     }
     const result = typeof step === "function" ? await step(input) : step;
     return this.#toResult(input.call.name, result);
@@ -65,7 +72,8 @@ export class MockExecutor implements Executor {
       case "error":
         return { type: "completed", content: result.message, is_error: true };
       case "needs_input": {
-        const source = "source" in result ? result.source : (this.#source ?? { source: "tool", name });
+        const source =
+          "source" in result ? result.source : (this.#source ?? { source: "tool", name });
         return { ...result, source } as ExecutorResult;
       }
     }
@@ -89,4 +97,3 @@ export class MockExecutorSource implements ExecutorSource {
     return this.#executors.get(call.name);
   }
 }
-

@@ -12,7 +12,10 @@ export type InquiryAnswerScript =
   | ((
       input: InquiryRequestInput,
       signal: AbortSignal,
-    ) => JsonValue | Result<JsonValue, InquiryError> | Promise<JsonValue | Result<JsonValue, InquiryError>>);
+    ) =>
+      | JsonValue
+      | Result<JsonValue, InquiryError>
+      | Promise<JsonValue | Result<JsonValue, InquiryError>>);
 
 /**
  * A scripted LLM for tests: answers by inquiry id (`{"call_1.confirm.1": true}`) or by function.

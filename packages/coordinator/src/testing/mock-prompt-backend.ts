@@ -28,7 +28,11 @@ export interface MockPromptBackendOptions {
   readonly reachable?: boolean;
 }
 
-const KIND_TO_KEY = { question: "questions", permission: "permissions", deliver: "deliveries" } as const;
+const KIND_TO_KEY = {
+  question: "questions",
+  permission: "permissions",
+  deliver: "deliveries",
+} as const;
 
 /**
  * A scripted human for tests. Each prompt kind takes the next scripted reply; every request is
@@ -73,7 +77,10 @@ export class MockPromptBackend implements PromptBackend {
     return this.#reachable;
   }
 
-  async ask<R extends PromptRequest>(request: R, options: { signal: AbortSignal }): Promise<ReplyFor<R>> {
+  async ask<R extends PromptRequest>(
+    request: R,
+    options: { signal: AbortSignal },
+  ): Promise<ReplyFor<R>> {
     this.requests.push(request);
     this.#active++;
     this.#maxActive = Math.max(this.#maxActive, this.#active);
