@@ -2,7 +2,6 @@ import { err, ok, type Result } from "neverthrow";
 import type { z } from "zod";
 import { type DecodeError, decodeError, type JsonPath } from "./errors.js";
 import {
-  type ConversationEvent,
   type ConversationEventType,
   chatRequestSchema,
   configDeltaSchema,

@@ -1,4 +1,4 @@
-import type { InquirySource, JsonValue } from "@jp/conversation";
+import type { InquirySource } from "@jp/conversation";
 import type { Outcome } from "@jp/tool";
 import type {
   Answers,
