@@ -9,9 +9,16 @@ export function turnStream(): ConversationStream {
   return stream;
 }
 
+/** One inquiry event, reduced to what the assertions compare. */
+export type TrailEntry =
+  | { request: string; source: unknown }
+  | { response: string; answered: unknown }
+  | { response: string; cancelled: string }
+  | { response: string; redacted: true };
+
 /** The inquiry events of a stream, reduced to what the assertions compare. */
-export function inquiryTrail(events: readonly StreamEvent[]) {
-  return events.flatMap((event) => {
+export function inquiryTrail(events: readonly StreamEvent[]): TrailEntry[] {
+  return events.flatMap((event): TrailEntry[] => {
     if (event.type === "inquiry_request") {
       const e = event as Extract<StreamEvent, { type: "inquiry_request" }>;
       return [{ request: e.id, source: e.source }];
