@@ -89,6 +89,33 @@ export function decodeWithSchemas(
   return ok(event);
 }
 
+// Whether the keys are in JP's order with no empty `metadata`: a shallow check, because encoding
+// (unlike decoding) does not need to validate the values.
+function hasCanonicalLayout(event: object): boolean {
+  const order = FIELD_ORDER[(event as { type: string }).type] ?? [];
+  let position = 0;
+  let known = 0;
+  for (const key in event) {
+    if (position === 0 ? key !== "timestamp" : position === 1 ? key !== "type" : false)
+      return false;
+    position++;
+    if (position <= 2) continue;
+    if (key === "metadata") {
+      const metadata = (event as { metadata?: unknown }).metadata;
+      return (
+        isPlainObject(metadata) &&
+        Object.keys(metadata).length > 0 &&
+        position === Object.keys(event).length
+      );
+    }
+    const at = order.indexOf(key);
+    if (at === -1) known = order.length;
+    else if (at < known) return false;
+    else known = at;
+  }
+  return position >= 2;
+}
+
 /** Options of {@link encodeEvent}. */
 export interface EncodeOptions {
   /** Write the canonical current shape even for an event decoded from an older one. */
@@ -107,8 +134,8 @@ export function encodeEvent(event: StreamEvent, options: EncodeOptions = {}): ob
   }
   // Entries of unknown types are opaque: always written exactly as they came.
   if (!isConversationEvent(event) && !isConfigDelta(event)) return event;
-  // A valid event in canonical form needs no rebuilding unless the key order must be JP's.
-  if (options.canonical !== true && isCanonicalEvent(event)) return event;
+  // An event already laid out as JP writes it needs no rebuilding.
+  if (hasCanonicalLayout(event)) return event;
   return inCanonicalOrder(event);
 }
 
@@ -126,10 +153,15 @@ const FIELD_ORDER: Readonly<Record<string, readonly string[]>> = {
 // `timestamp`, `type`, the known fields in JP's order, unknown fields as they came, `metadata`
 // last (left out when empty).
 function inCanonicalOrder(event: object): Record<string, unknown> {
-  const { timestamp, type, metadata, ...fields } = event as Record<string, unknown>;
-  const out: Record<string, unknown> = { timestamp, type };
-  for (const key of FIELD_ORDER[String(type)] ?? []) if (key in fields) out[key] = fields[key];
-  for (const key in fields) if (!(key in out)) out[key] = fields[key];
+  const source = event as Record<string, unknown>;
+  const out: Record<string, unknown> = { timestamp: source.timestamp, type: source.type };
+  for (const key of FIELD_ORDER[String(source.type)] ?? []) {
+    if (key in source) out[key] = source[key];
+  }
+  for (const key in source) {
+    if (!(key in out) && key !== "metadata") out[key] = source[key];
+  }
+  const { metadata } = source;
   if (isPlainObject(metadata) && Object.keys(metadata).length > 0) out.metadata = metadata;
   return out;
 }
@@ -154,9 +186,10 @@ export function createEvent<T extends ConversationEventType>(
   type: T,
   fields: EventFields<T>,
 ): EventOfType<T> {
-  const { timestamp, ...rest } = fields as { timestamp?: string };
-  const event = { timestamp: timestamp ?? formatTimestamp(), type, ...rest };
-  return inCanonicalOrder(event) as unknown as EventOfType<T>;
+  const given = fields as Record<string, unknown> & { timestamp?: string };
+  const event = inCanonicalOrder({ ...given, type });
+  if (given.timestamp === undefined) event.timestamp = formatTimestamp();
+  return event as unknown as EventOfType<T>;
 }
 
 function schemaFor(type: string, json: Record<string, unknown>): AnySchema | undefined {

@@ -17,6 +17,37 @@ export type JsonObject = { [key: string]: JsonValue };
  * numbers). Iterative, so a deeply nested document cannot overflow the call stack.
  */
 export function isJsonValue(value: unknown): value is JsonValue {
+  return checkShallow(value, 0);
+}
+
+// Recursion is fast for the shallow data events carry; past a modest depth the check switches to
+// an explicit stack so hostile nesting cannot overflow the call stack.
+const MAX_RECURSION = 64;
+
+function checkShallow(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value);
+    case "object":
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (depth >= MAX_RECURSION) return checkDeep(value);
+  if (Array.isArray(value)) {
+    for (const item of value) if (!checkShallow(item, depth + 1)) return false;
+    return true;
+  }
+  if (!isPlainObject(value)) return false;
+  for (const key in value) if (!checkShallow(value[key], depth + 1)) return false;
+  return true;
+}
+
+function checkDeep(value: unknown): boolean {
   const pending: unknown[] = [value];
   while (pending.length > 0) {
     const next = pending.pop();

@@ -123,6 +123,14 @@ export class ConversationStream {
     if (current === undefined) {
       return err({ kind: "no-turn", message: "no turn has started: call startTurn() first" });
     }
+    // `settle` either refuses an event without touching the balance or counts it.
+    if (events.length === 1) {
+      const event = events[0] as ConversationEvent;
+      const problem = refuseTurnStart(event) ?? settle(current, event, true);
+      if (problem !== undefined) return err(problem);
+      this.#events.push(event);
+      return ok(undefined);
+    }
     // Changes go to an overlay over the turn's balance, so a refused batch changes nothing.
     const overlay: Balance = new Map();
     const balance: BalanceView = {
@@ -131,13 +139,7 @@ export class ConversationStream {
       set: (key, value) => overlay.set(key, value),
     };
     for (const event of events) {
-      if (event.type === "turn_start") {
-        return err({
-          kind: "turn-start-not-allowed",
-          message: "a turn_start cannot be appended within a turn: call startTurn() instead",
-        });
-      }
-      const problem = settle(balance, event, true);
+      const problem = refuseTurnStart(event) ?? settle(balance, event, true);
       if (problem !== undefined) return err(problem);
     }
     this.#events.push(...events);
@@ -173,6 +175,14 @@ export class ConversationStream {
     this.#balance = undefined;
     return report;
   }
+}
+
+function refuseTurnStart(event: ConversationEvent): StreamError | undefined {
+  if (event.type !== "turn_start") return undefined;
+  return {
+    kind: "turn-start-not-allowed",
+    message: "a turn_start cannot be appended within a turn: call startTurn() instead",
+  };
 }
 
 /** Open requests per `<family>\u0000<id>` in the current turn. */

@@ -7,7 +7,24 @@
  *
  * @example formatTimestamp(new Date(Date.UTC(2026, 2, 5, 22, 12, 35, 690))) // "2026-03-05 22:12:35.69"
  */
-export function formatTimestamp(date: Date = new Date()): string {
+export function formatTimestamp(date?: Date): string {
+  if (date === undefined) return now();
+  return format(date);
+}
+
+// Recording stamps many events within the same millisecond; format each millisecond once.
+let lastMs = Number.NaN;
+let lastText = "";
+function now(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastText = format(new Date(ms));
+  }
+  return lastText;
+}
+
+function format(date: Date): string {
   const pad = (n: number, width = 2) => String(n).padStart(width, "0");
   const day = `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}`;
   const time = `${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())}`;

@@ -1,5 +1,6 @@
 import type { InquirySource } from "@jp/conversation";
-import { decodeQuestion } from "@jp/tool";
+import { decodeQuestion, type Question } from "@jp/tool";
+import { ok } from "neverthrow";
 import type {
   BuiltinOutcome,
   BuiltinTool,
@@ -34,7 +35,9 @@ function toExecutorResult(
       };
     case "needs_input": {
       // The question's id becomes part of the recorded inquiry id: check it like foreign input.
-      const question = decodeQuestion(outcome.question);
+      const question = looksValid(outcome.question)
+        ? ok(outcome.question)
+        : decodeQuestion(outcome.question);
       if (question.isErr()) {
         const content = `Tool '${name}' asked an invalid question: ${question.error.message}`;
         return { type: "completed", content, is_error: true };
@@ -45,6 +48,21 @@ function toExecutorResult(
         : { type: "needs_input", question: question.value, source };
     }
   }
+}
+
+// Built-ins are typed against `Question`, so a plain shape check settles the common case without
+// a schema pass; anything odd goes through the full decoder for its normalisation and message.
+function looksValid(question: Question): boolean {
+  const { id, text, answer_type } = question as Partial<Question>;
+  return (
+    typeof id === "string" &&
+    id !== "" &&
+    !id.includes(".") &&
+    typeof text === "string" &&
+    typeof answer_type === "object" &&
+    answer_type !== null &&
+    !("pre_amble" in question)
+  );
 }
 
 /** Runs a {@link BuiltinTool} as an {@link Executor}. */
