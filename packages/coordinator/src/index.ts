@@ -16,6 +16,12 @@ export type {
   InquiryError,
   InquiryRequestInput,
 } from "./backends/inquiry-backend.js";
+export { inquiryPromptText, inquirySchemaFor } from "./backends/inquiry-schema.js";
+export type {
+  JsonSchemaCompletion,
+  JsonSchemaCompletionInput,
+} from "./backends/json-schema-inquiry.js";
+export { createJsonSchemaInquiryBackend } from "./backends/json-schema-inquiry.js";
 export type {
   AskOptions,
   DeliverPromptRequest,
@@ -71,6 +77,14 @@ export {
   builtinInquirySource,
   combineExecutorSources,
 } from "./executors/builtin.js";
+export type {
+  LocalCommandExecutorOptions,
+  LocalCommandSettings,
+} from "./executors/local-command.js";
+export {
+  createLocalCommandExecutor,
+  createLocalCommandExecutorSource,
+} from "./executors/local-command.js";
 export { inquiryId, toInquiryQuestion } from "./recording/inquiry-question.js";
 export type { RefusalReason, Route, RouteInput } from "./routing/route-question.js";
 export { isHumanOnly, ROUTING_RULES, routeQuestion, targetOf } from "./routing/route-question.js";

@@ -6,7 +6,10 @@ import { coordinatorFor, inquiryTrail } from "../helpers.js";
 const confirm = () =>
   new MockExecutor((input) =>
     input.answers.confirm === undefined
-      ? { type: "needs_input", question: { id: "confirm", text: "Go?", answer_type: { type: "boolean" } } }
+      ? {
+          type: "needs_input",
+          question: { id: "confirm", text: "Go?", answer_type: { type: "boolean" } },
+        }
       : { type: "success", content: `confirmed: ${String(input.answers.confirm)}` },
   );
 
@@ -21,7 +24,9 @@ describe("ToolCoordinator", () => {
     const result = await coordinator.run([{ id: "call_1", name: "confirm", arguments: {} }], {
       turn: new TurnState(),
     });
-    expect(result.responses.map((r) => [r.content, r.is_error])).toEqual([["confirmed: true", false]]);
+    expect(result.responses.map((r) => [r.content, r.is_error])).toEqual([
+      ["confirmed: true", false],
+    ]);
     expect(inquiryTrail(stream.events)).toEqual([
       { request: "call_1.confirm.1", source: { source: "tool", name: "confirm" } },
       { response: "call_1.confirm.1", answered: true },
