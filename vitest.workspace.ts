@@ -1,2 +1,7 @@
 /** The Vitest projects of this repository, one per package. `vitest.config.ts` reads this list. */
-export default ["packages/tool", "packages/conversation", "packages/coordinator"];
+export default [
+  "packages/tool",
+  "packages/conversation",
+  "packages/coordinator",
+  "packages/builtins",
+];

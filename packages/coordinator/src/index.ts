@@ -40,6 +40,7 @@ export type { ToggleDirective } from "./config/enable.js";
 export { applyToggleDirectives, enabledToolNames } from "./config/enable.js";
 export type { ConfigError } from "./config/errors.js";
 export { layerToolConfigs, layerToolsConfigs } from "./config/layering.js";
+export { questionConfigFor } from "./config/question-config.js";
 export { parseToolsConfig, resolveToolConfig } from "./config/resolve.js";
 export type {
   AllowToggle,

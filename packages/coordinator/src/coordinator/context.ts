@@ -41,22 +41,41 @@ export function record(ctx: RunContext, event: ConversationEvent): void {
 /** The result of showing one prompt: the reply, or why there is none. */
 export type PromptResult<R extends PromptRequest> =
   | { readonly type: "reply"; readonly reply: ReplyFor<R> }
+  | { readonly type: "unneeded" }
   | { readonly type: "aborted" }
   | { readonly type: "failed"; readonly error: string };
 
-/** Shows one prompt through the queue, one at a time, and reports what happened. */
+/** Hooks of {@link showPrompt} that run inside the prompt's turn in the queue. */
+export interface PromptHooks<R extends PromptRequest> {
+  /** Asked when the prompt's turn comes: an earlier prompt may have settled it meanwhile. */
+  readonly needed?: () => boolean;
+  /** Runs before the next prompt may start, so what it remembers is seen by that prompt. */
+  readonly onReply?: (reply: ReplyFor<R>) => void;
+}
+
+/**
+ * Shows one prompt through the queue, one at a time, and reports what happened. A prompt that
+ * is no longer `needed` when its turn comes is not shown.
+ */
 export async function showPrompt<R extends PromptRequest>(
   ctx: RunContext,
   request: R,
+  hooks: PromptHooks<R> = {},
 ): Promise<PromptResult<R>> {
   const backend = ctx.prompts;
   if (backend === undefined) return { type: "failed", error: "no prompt backend is configured" };
   let result: PromptResult<R>;
   try {
-    const reply = await ctx.queue.run(ctx.signal, () => {
+    let shown = false;
+    const reply = await ctx.queue.run(ctx.signal, async () => {
+      if (hooks.needed?.() === false) return undefined;
+      shown = true;
       ctx.emitter.emit("prompt-shown", { request });
-      return backend.ask(request, { signal: ctx.signal });
+      const answered = await backend.ask(request, { signal: ctx.signal });
+      if (!ctx.signal.aborted) hooks.onReply?.(answered);
+      return answered;
     });
+    if (!shown && !ctx.signal.aborted) return { type: "unneeded" };
     result = reply === undefined ? { type: "aborted" } : { type: "reply", reply };
   } catch (cause) {
     result = ctx.signal.aborted ? { type: "aborted" } : { type: "failed", error: describe(cause) };
@@ -67,7 +86,7 @@ export async function showPrompt<R extends PromptRequest>(
 }
 
 function outcomeOf(result: PromptResult<PromptRequest>): PromptOutcome {
-  if (result.type === "aborted") return "cancelled";
+  if (result.type === "aborted" || result.type === "unneeded") return "cancelled";
   if (result.type === "failed") return "failed";
   return result.reply.type;
 }

@@ -45,7 +45,8 @@ export async function deliverResult(
   if (shown.type === "failed") {
     return mode === "edit" ? { content: RESULT_EDIT_CANCELLED, is_error: false } : skipped();
   }
-  if (shown.type === "aborted") return mode === "edit" ? result : skipped();
+  if (shown.type === "aborted" || shown.type === "unneeded")
+    return mode === "edit" ? result : skipped();
   const { reply } = shown;
   switch (reply.type) {
     case "deliver":

@@ -41,25 +41,37 @@ export async function decidePermission(
       ? { type: "run", call }
       : done(noHumanMessage(call.name), true);
   }
-  const shown = await showPrompt(ctx, {
+  const request = {
     kind: "permission",
     tool_name: call.name,
     tool_call_id: call.id,
     ...(config.source === undefined ? {} : { tool_source: config.source }),
     arguments: call.arguments,
     mode: config.run,
+  } as const;
+  // A call of the same tool may have been decided "for the turn" while this one waited.
+  const shown = await showPrompt(ctx, request, {
+    needed: () => ctx.turn.rememberedPermission(call.name) === undefined,
+    onReply: (reply) => {
+      if ((reply.type === "run" || reply.type === "skip") && reply.remember === true) {
+        ctx.turn.rememberPermission(call.name, reply.type === "run");
+      }
+    },
   });
+  if (shown.type === "unneeded") {
+    return ctx.turn.rememberedPermission(call.name)
+      ? { type: "run", call }
+      : done(SKIPPED_REMEMBERED);
+  }
   if (shown.type === "aborted") return done(SKIPPED_BY_USER);
   if (shown.type === "failed") return done(permissionPromptFailed(shown.error), true);
   const { reply } = shown;
   switch (reply.type) {
     case "run":
-      if (reply.remember === true) ctx.turn.rememberPermission(call.name, true);
       return { type: "run", call };
     case "edit":
       return { type: "run", call: { ...call, arguments: reply.arguments } };
     case "skip":
-      if (reply.remember === true) ctx.turn.rememberPermission(call.name, false);
       return done(reply.reason ? skippedWithReason(reply.reason) : SKIPPED_BY_USER);
     default:
       return done(SKIPPED_BY_USER);

@@ -4,6 +4,7 @@ import { err, type Result } from "neverthrow";
 import type { ExecutorResult, ToolCall } from "../backends/executor.js";
 import type { InquiryError } from "../backends/inquiry-backend.js";
 import type { QuestionControls, QuestionPromptRequest } from "../backends/prompt-backend.js";
+import { questionConfigFor } from "../config/question-config.js";
 import type { ResolvedToolConfig } from "../config/schema.js";
 import { inquiryId, toInquiryQuestion } from "../recording/inquiry-question.js";
 import { INPUT_CANCELLED, INPUT_PROMPT_FAILED, inquiryFailedMessage } from "../routing/messages.js";
@@ -77,7 +78,7 @@ export async function resolveQuestion(
     const route = routeQuestion({
       toolName: call.name,
       question,
-      config: config.questions[question.id],
+      config: questionConfigFor(config, question.id),
       humanReachable: ctx.humanReachable,
       detached: config.detached.tool,
       remembered: ctx.turn.rememberedAnswer(call.name, question.id),
@@ -124,7 +125,7 @@ function promptRequest(round: HumanRound): QuestionPromptRequest {
     reply: form !== undefined,
     end_turn: form !== undefined,
   };
-  const label = config.questions[question.id]?.prompt_label;
+  const label = questionConfigFor(config, question.id)?.prompt_label;
   const initial = isSecret(question) ? undefined : walk.prefillFor(question.id);
   return {
     kind: "question",
@@ -146,7 +147,27 @@ async function askHuman(ctx: RunContext, round: HumanRound): Promise<HumanOutcom
   const { call, id, walk } = round;
   const { question } = round.need;
   const request = promptRequest(round);
-  const shown = await showPrompt(ctx, request);
+  // Another call of the same tool may have had this question answered "for the turn" meanwhile.
+  const remembered = () =>
+    question.answer_type.type === "secret" || reusePolicy(question) === "none"
+      ? undefined
+      : ctx.turn.rememberedAnswer(call.name, question.id);
+  const offered = request.controls;
+  const shown = await showPrompt(ctx, request, {
+    needed: () => remembered() === undefined,
+    onReply: (reply) => {
+      // Remembered inside the prompt's turn, so a queued prompt for the same question sees it.
+      if (reply.type !== "answer" || reply.remember !== true || !offered.remember) return;
+      const checked = validateAnswer(question.answer_type, reply.value);
+      if (checked.isOk() && !isSecret(question))
+        ctx.turn.rememberAnswer(call.name, question.id, checked.value);
+    },
+  });
+  if (shown.type === "unneeded") {
+    const answer = remembered() as JsonValue;
+    recordAnswer(ctx, id, question, answer);
+    return { type: "answer", value: answer, prompted: false };
+  }
   if (shown.type === "aborted") {
     recordCancelled(ctx, id, "user");
     return { type: "stop", content: INPUT_CANCELLED, is_error: false };
@@ -156,7 +177,6 @@ async function askHuman(ctx: RunContext, round: HumanRound): Promise<HumanOutcom
     return { type: "stop", content: INPUT_PROMPT_FAILED, is_error: true };
   }
   const { reply } = shown;
-  const offered = request.controls;
   switch (reply.type) {
     case "answer": {
       const checked = validateAnswer(question.answer_type, reply.value);
@@ -165,9 +185,6 @@ async function askHuman(ctx: RunContext, round: HumanRound): Promise<HumanOutcom
         return { type: "invalid", message: checked.error.message };
       }
       recordAnswer(ctx, id, question, checked.value);
-      if (offered.remember && reply.remember === true && !isSecret(question)) {
-        ctx.turn.rememberAnswer(call.name, question.id, checked.value);
-      }
       return { type: "answer", value: checked.value, prompted: true };
     }
     case "back":

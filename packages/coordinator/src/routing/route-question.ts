@@ -83,7 +83,10 @@ const DETACHED: Readonly<Record<DetachedMode, Rule>> = {
   auto: (input) =>
     isHumanOnly(input.question, input.config) ? noHuman(input.toolName) : { type: "inquiry" },
   defaults: ({ toolName, question }) => {
-    if (question.default === undefined) return noHuman(toolName);
+    // A secret's default is a display hint, never an answer: without a human it always fails.
+    if (question.default === undefined || question.answer_type.type === "secret") {
+      return noHuman(toolName);
+    }
     const checked = validateAnswer(question.answer_type, question.default);
     return checked.isOk() ? { type: "default", answer: checked.value } : noHuman(toolName);
   },
