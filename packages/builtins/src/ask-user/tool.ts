@@ -1,0 +1,62 @@
+import type { InquirySource } from "@jp/conversation";
+import type { BuiltinOutcome, BuiltinTool, BuiltinToolInput } from "@jp/coordinator";
+import { failure, success, validateAnswer } from "@jp/tool";
+import { type AskUserRequest, parseAskUserArguments, SINGLE_QUESTION_ID } from "./arguments.js";
+import { walkForm } from "./walk.js";
+
+/** The generic second-pass failure of RFD 083: an answer that does not fit reached the tool. */
+export const MISMATCHED_ANSWER =
+  "ask_user: the accumulated answer does not match the requested answer type.";
+
+const invalidArguments = (problem: string) =>
+  failure(`ask_user: invalid arguments: ${problem}. Fix the arguments and call ask_user again.`);
+
+/**
+ * The `ask_user` built-in: the assistant asks the human mid-turn. One question (`question`)
+ * returns `{"answer_type", "answer"}`; a form (`questions`) returns `{id: answer}` with skipped
+ * questions `null`. Its questions are human-only and never remembered, and they are recorded
+ * as the assistant's own (`{"source":"assistant"}`).
+ *
+ * @example
+ * const executors = builtinExecutorSource({ ask_user: askUser });
+ */
+export const askUser: BuiltinTool = {
+  inquirySource(): InquirySource {
+    return { source: "assistant" };
+  },
+  execute({ arguments: args, answers }: BuiltinToolInput): BuiltinOutcome {
+    const request = parseAskUserArguments(args);
+    if (request.isErr()) return invalidArguments(request.error);
+    return request.value.shape === "single"
+      ? single(request.value, answers)
+      : form(request.value, answers);
+  },
+};
+
+function single(
+  request: Extract<AskUserRequest, { shape: "single" }>,
+  answers: BuiltinToolInput["answers"],
+) {
+  const { question } = request;
+  const answer = answers[SINGLE_QUESTION_ID];
+  // A single question is a form of one: the same prompt, with Reply and End Turn, no progress.
+  if (answer === undefined)
+    return { type: "needs_input", question, form: { index: 1, total: 1 } } as const;
+  if (validateAnswer(question.answer_type, answer).isErr()) return failure(MISMATCHED_ANSWER);
+  return success(JSON.stringify({ answer_type: question.answer_type.type, answer }));
+}
+
+function form(
+  request: Extract<AskUserRequest, { shape: "form" }>,
+  answers: BuiltinToolInput["answers"],
+) {
+  const state = walkForm(request.questions, answers);
+  switch (state.type) {
+    case "ask":
+      return { type: "needs_input", question: state.question, form: state.form } as const;
+    case "invalid":
+      return failure(MISMATCHED_ANSWER);
+    case "done":
+      return success(JSON.stringify(state.answers));
+  }
+}

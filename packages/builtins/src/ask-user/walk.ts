@@ -1,0 +1,49 @@
+import type { JsonValue } from "@jp/conversation";
+import type { Answers, FormProgress } from "@jp/coordinator";
+import { type Question, validateAnswer } from "@jp/tool";
+import type { FormQuestion } from "./arguments.js";
+
+/** Where a form stands: the next question to ask, or every answer (skipped ones `null`). */
+export type FormState =
+  | { readonly type: "ask"; readonly question: Question; readonly form: FormProgress }
+  | { readonly type: "done"; readonly answers: Readonly<Record<string, JsonValue>> }
+  | { readonly type: "invalid"; readonly id: string };
+
+/**
+ * Walks a form over the answers collected so far. A question is asked when its `when` holds on
+ * the earlier answers and it has no answer yet; a question whose `when` fails is skipped and
+ * answers `null`. Re-walking from scratch on every pass is what makes going back correct: once
+ * an earlier answer changes, later questions are re-gated.
+ */
+export function walkForm(questions: readonly FormQuestion[], answers: Answers): FormState {
+  const collected: Record<string, JsonValue> = {};
+  for (let i = 0; i < questions.length; i++) {
+    const { question, when } = questions[i] as FormQuestion;
+    if (when !== undefined && !jsonEqual(collected[when.question_id] ?? null, when.equals)) {
+      collected[question.id] = null;
+      continue;
+    }
+    const answer = answers[question.id];
+    if (answer === undefined) {
+      return { type: "ask", question, form: { index: i + 1, total: questions.length } };
+    }
+    // Answers arrive checked by the coordinator; this guards any other path that feeds answers.
+    if (validateAnswer(question.answer_type, answer).isErr())
+      return { type: "invalid", id: question.id };
+    collected[question.id] = answer;
+  }
+  return { type: "done", answers: collected };
+}
+
+/** Structural equality of JSON values (object key order ignored). */
+export function jsonEqual(a: JsonValue, b: JsonValue): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((item, i) => jsonEqual(item, b[i] as JsonValue));
+  }
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((key) => key in b && jsonEqual(a[key] as JsonValue, b[key] as JsonValue));
+}

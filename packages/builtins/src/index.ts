@@ -1,0 +1,11 @@
+// The public API of @jp/builtins: every exported name below is a commitment.
+export type { AskUserRequest, FormQuestion, When } from "./ask-user/arguments.js";
+export {
+  ASK_USER_ANSWER_TYPES,
+  parseAskUserArguments,
+  SINGLE_QUESTION_ID,
+} from "./ask-user/arguments.js";
+export { ASK_USER_DESCRIPTION } from "./ask-user/description.js";
+export { ASK_USER_PARAMETERS } from "./ask-user/parameters.js";
+export { askUser, MISMATCHED_ANSWER } from "./ask-user/tool.js";
+export { builtinToolConfigs } from "./builtin-configs.js";
