@@ -7,11 +7,12 @@ import {
 import { EventEmitter } from "eventemitter3";
 import type { ExecutorSource, ToolCall } from "../backends/executor.js";
 import type { InquiryBackend } from "../backends/inquiry-backend.js";
-import type { PromptBackend } from "../backends/prompt-backend.js";
+import type { PromptBackend, PromptRequest, ReplyFor } from "../backends/prompt-backend.js";
 import { resolveToolConfig } from "../config/resolve.js";
 import type { ResolvedToolConfig, ToolsConfig } from "../config/schema.js";
 import type { TurnState } from "../turn-state.js";
 import type { RunContext } from "./context.js";
+import { escalatePrompt } from "./escalation.js";
 import type { CoordinatorEvents } from "./events.js";
 import { PromptQueue } from "./prompt-queue.js";
 import { runToolCall } from "./run-tool-call.js";
@@ -59,6 +60,11 @@ export interface RunResult {
  */
 export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
   readonly #options: ToolCoordinatorOptions;
+  // One queue for the coordinator's lifetime: prompts escalated by sub-agents wait in line with
+  // this coordinator's own.
+  readonly #queue = new PromptQueue();
+  // The tool calls running now, for escalation from the sub-agents they host.
+  readonly #running = new Map<string, { ctx: RunContext; call: ToolCall }>();
 
   constructor(options: ToolCoordinatorOptions) {
     super();
@@ -95,13 +101,20 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
         endTurn = true;
         ended.abort();
       },
-      queue: new PromptQueue(),
+      queue: this.#queue,
       emitter: this,
     };
     const limits = { maxQuestions: this.#options.maxQuestionsPerCall ?? 256 };
     const resolve = (name: string) => this.config(name);
     const outcomes = await Promise.all(
-      requests.map((call) => runToolCall(ctx, this.#options.executors, resolve, call, limits)),
+      requests.map(async (call) => {
+        this.#running.set(call.id, { ctx, call });
+        try {
+          return await runToolCall(ctx, this.#options.executors, resolve, call, limits);
+        } finally {
+          this.#running.delete(call.id);
+        }
+      }),
     );
     const responses = requests.map((call, i) => {
       const outcome = outcomes[i] as (typeof outcomes)[number];
@@ -115,6 +128,35 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
       return response;
     });
     return { responses, endTurn };
+  }
+
+  /**
+   * Whether a human can answer prompts escalated from the tool call `toolCallId` (a sub-agent it
+   * runs): false once the call has finished, or when this coordinator has no human.
+   */
+  humanReachableFor(toolCallId: string): boolean {
+    return this.#running.get(toolCallId)?.ctx.humanReachable ?? false;
+  }
+
+  /**
+   * Shows a prompt on behalf of a sub-agent that the running tool call `toolCallId` hosts: in
+   * line with this coordinator's own prompts, labelled with the sub-agent's name, and, for a
+   * question, recorded in this conversation with the sub-agent as its source.
+   */
+  escalate<R extends PromptRequest>(
+    toolCallId: string,
+    agent: string,
+    request: R,
+    options: { readonly signal?: AbortSignal } = {},
+  ): Promise<ReplyFor<R>> {
+    const running = this.#running.get(toolCallId);
+    if (running === undefined) {
+      return Promise.reject(new Error(`no running tool call "${toolCallId}" to escalate to`));
+    }
+    // The prompt closes when either side gives up: the parent's run or the sub-agent's.
+    const { ctx } = running;
+    const signal = options.signal ? AbortSignal.any([ctx.signal, options.signal]) : ctx.signal;
+    return escalatePrompt({ ...ctx, signal }, running.call, agent, request);
   }
 
   async #humanReachable(): Promise<boolean> {
