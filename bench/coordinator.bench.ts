@@ -6,7 +6,7 @@ import {
   ToolCoordinator,
   TurnState,
 } from "@jp/coordinator";
-import { ms } from "./stats.js";
+import { medianAsyncMs, ms } from "./stats.js";
 
 const QUESTIONS_PER_CALL = 10;
 const CALLS = 100;
@@ -44,18 +44,6 @@ async function oneRun(): Promise<void> {
     arguments: {},
   }));
   await coordinator.run(calls, { turn: new TurnState() });
-}
-
-async function medianAsyncMs(fn: () => Promise<void>, runs = 15, warmup = 3): Promise<number> {
-  for (let i = 0; i < warmup; i++) await fn();
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    await fn();
-    times.push(performance.now() - start);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)] as number;
 }
 
 /** Question round-trips per second through the coordinator with an instant mock human. */
