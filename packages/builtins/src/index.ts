@@ -9,5 +9,16 @@ export { ASK_USER_DESCRIPTION } from "./ask-user/description.js";
 export { ASK_USER_PARAMETERS } from "./ask-user/parameters.js";
 export { askUser, MISMATCHED_ANSWER } from "./ask-user/tool.js";
 export { builtinToolConfigs } from "./builtin-configs.js";
+export type {
+  AnthropicTool,
+  OpenAIChatTool,
+  OpenAIResponsesTool,
+  ProviderTool,
+  ProviderToolByFormat,
+  ProviderToolFormat,
+  ProviderToolsError,
+  ProviderToolsOptions,
+} from "./provider-tools.js";
+export { PROVIDER_TOOL_NAME_PATTERN, toolInputSchema, toProviderTools } from "./provider-tools.js";
 export type { SubAgentPromptsOptions } from "./sub-agent.js";
 export { subAgentPrompts } from "./sub-agent.js";

@@ -19,7 +19,7 @@ import {
 } from "./events.js";
 import { isCanonicalEvent } from "./internal/canonical.js";
 import { chatResponseVariant } from "./internal/chat-response.js";
-import { isPlainObject } from "./json.js";
+import { isPlainObject, setOwn } from "./json.js";
 import { formatTimestamp } from "./timestamp.js";
 
 // The JSON each decoded event was read from. `encodeEvent` writes an event it decoded and that
@@ -156,10 +156,10 @@ function inCanonicalOrder(event: object): Record<string, unknown> {
   const source = event as Record<string, unknown>;
   const out: Record<string, unknown> = { timestamp: source.timestamp, type: source.type };
   for (const key of FIELD_ORDER[String(source.type)] ?? []) {
-    if (key in source) out[key] = source[key];
+    if (Object.hasOwn(source, key)) out[key] = source[key];
   }
   for (const key in source) {
-    if (!(key in out) && key !== "metadata") out[key] = source[key];
+    if (!Object.hasOwn(out, key) && key !== "metadata") setOwn(out, key, source[key]);
   }
   const { metadata } = source;
   if (isPlainObject(metadata) && Object.keys(metadata).length > 0) out.metadata = metadata;

@@ -49,8 +49,14 @@ function checkShallow(value: unknown, depth: number): boolean {
 
 function checkDeep(value: unknown): boolean {
   const pending: unknown[] = [value];
+  // Objects built in code can be cyclic (JSON.parse output never is); a cycle is not JSON.
+  const seen = new Set<object>();
   while (pending.length > 0) {
     const next = pending.pop();
+    if (typeof next === "object" && next !== null) {
+      if (seen.has(next)) return false;
+      seen.add(next);
+    }
     if (next === null || typeof next === "string" || typeof next === "boolean") continue;
     if (typeof next === "number") {
       if (!Number.isFinite(next)) return false;
@@ -80,3 +86,15 @@ export const jsonObjectSchema = z.custom<JsonObject>(
   (value) => isPlainObject(value) && isJsonValue(value),
   { message: "expected a JSON object" },
 );
+
+/**
+ * Sets an own property, also for a key named `__proto__` (plain assignment would change the
+ * object's prototype instead and lose the data).
+ */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    target[key] = value;
+  }
+}

@@ -1,4 +1,4 @@
-import { isPlainObject } from "../json.js";
+import { isPlainObject, setOwn } from "../json.js";
 
 // JP stores some strings base64-encoded at rest: every string leaf of an event's `metadata`,
 // every string leaf of a tool call's `arguments` (keys, numbers and booleans untouched) and a
@@ -26,7 +26,7 @@ function mapStrings(value: unknown, f: (s: string) => string): unknown {
   if (Array.isArray(value)) return value.map((item) => mapStrings(item, f));
   if (isPlainObject(value)) {
     const out: Record<string, unknown> = {};
-    for (const key in value) out[key] = mapStrings(value[key], f);
+    for (const key in value) setOwn(out, key, mapStrings(value[key], f));
     return out;
   }
   return value;

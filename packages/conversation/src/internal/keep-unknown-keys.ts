@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { setOwn } from "../json.js";
 
 /**
  * Wraps an object schema so that fields it does not declare survive decoding, while the
@@ -17,7 +18,7 @@ export function keepUnknownKeys<S extends z.ZodObject>(schema: S, drop: readonly
     }
     const out = parsed.data as Record<string, unknown>;
     const source = input as Record<string, unknown>;
-    for (const key in source) if (!skip.has(key)) out[key] = source[key];
+    for (const key in source) if (!skip.has(key)) setOwn(out, key, source[key]);
     return out as z.output<S>;
   });
 }
