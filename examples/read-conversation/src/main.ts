@@ -35,7 +35,9 @@ function printEvent(event: ConversationEvent): void {
       return;
     case "inquiry_request": {
       const who = "name" in event.source ? event.source.name : event.source.source;
-      console.log(`    ? ${oneLine(event.question.text)} [${event.question.answer_type.type}, asked by ${who}]`);
+      console.log(
+        `    ? ${oneLine(event.question.text)} [${event.question.answer_type.type}, asked by ${who}]`,
+      );
       return;
     }
     case "inquiry_response":

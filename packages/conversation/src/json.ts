@@ -93,7 +93,12 @@ export const jsonObjectSchema = z.custom<JsonObject>(
  */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   if (key === "__proto__") {
-    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(target, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   } else {
     target[key] = value;
   }
