@@ -54,6 +54,7 @@ function printEvent(event: ConversationEvent): void {
 // Text from a conversation is shown on one line, without control characters, so a recorded
 // string cannot move the cursor or restyle the terminal.
 function oneLine(text: string, max = 100): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
   const flat = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
