@@ -50,8 +50,9 @@ const TYPE_LIST = ASK_USER_ANSWER_TYPES.map((t) => `"${t}"`).join(", ");
  */
 export function parseAskUserArguments(args: unknown): Result<AskUserRequest, Problem> {
   if (!isRecord(args)) return err("the arguments must be a JSON object");
-  const hasSingle = args.question !== undefined;
-  const hasForm = args.questions !== undefined;
+  // Some providers send `null` for optional arguments the model did not use.
+  const hasSingle = args.question !== undefined && args.question !== null;
+  const hasForm = args.questions !== undefined && args.questions !== null;
   if (hasSingle && hasForm) {
     return err("give either `question` (one question) or `questions` (a form), not both");
   }
@@ -62,7 +63,9 @@ export function parseAskUserArguments(args: unknown): Result<AskUserRequest, Pro
 function parseSingle(args: Fields): Result<AskUserRequest, Problem> {
   const { question } = args;
   if (typeof question !== "string" || question.trim() === "") {
-    return err("`question` is required and must be a non-empty string");
+    return err(
+      "`question` is required and must be a non-empty string (or send a form in `questions`)",
+    );
   }
   if (/[\r\n]/.test(question)) {
     return err("`question` must be a single line; put multi-line material in `context`");
@@ -163,8 +166,9 @@ function buildQuestion(
       ? {}
       : { default: raw.default as JsonValue }),
   });
-  // The builder's messages start with the field ("default is not a valid answer: …").
-  return defined.mapErr((e) => `${at}${e.message}`);
+  // The builder's messages start with the field ("default is not a valid answer: …"); name the
+  // fields as the model wrote them (`options`, `schema`), not as the built question nests them.
+  return defined.mapErr((e) => `${at}${e.message.replace(/answer_type\.(options|schema)/g, "$1")}`);
 }
 
 function parseAnswerType(raw: Fields, at: string): Result<AnswerType, Problem> {

@@ -16,21 +16,25 @@ export type FormState =
  * an earlier answer changes, later questions are re-gated.
  */
 export function walkForm(questions: readonly FormQuestion[], answers: Answers): FormState {
+  // Ids are the model's: one may be "constructor" or "__proto__", so only own keys count.
   const collected: Record<string, JsonValue> = {};
+  const has = (id: string) => Object.hasOwn(collected, id);
   for (let i = 0; i < questions.length; i++) {
     const { question, when } = questions[i] as FormQuestion;
-    if (when !== undefined && !jsonEqual(collected[when.question_id] ?? null, when.equals)) {
-      collected[question.id] = null;
+    const gate =
+      when === undefined ? undefined : has(when.question_id) ? collected[when.question_id] : null;
+    if (when !== undefined && !jsonEqual(gate ?? null, when.equals)) {
+      setOwn(collected, question.id, null);
       continue;
     }
-    const answer = answers[question.id];
+    const answer = Object.hasOwn(answers, question.id) ? answers[question.id] : undefined;
     if (answer === undefined) {
       return { type: "ask", question, form: { index: i + 1, total: questions.length } };
     }
     // Answers arrive checked by the coordinator; this guards any other path that feeds answers.
     if (validateAnswer(question.answer_type, answer).isErr())
       return { type: "invalid", id: question.id };
-    collected[question.id] = answer;
+    setOwn(collected, question.id, answer);
   }
   return { type: "done", answers: collected };
 }
@@ -46,4 +50,13 @@ export function jsonEqual(a: JsonValue, b: JsonValue): boolean {
   const keys = Object.keys(a);
   if (keys.length !== Object.keys(b).length) return false;
   return keys.every((key) => key in b && jsonEqual(a[key] as JsonValue, b[key] as JsonValue));
+}
+
+function setOwn(target: Record<string, JsonValue>, key: string, value: JsonValue): void {
+  Object.defineProperty(target, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
 }

@@ -18,9 +18,7 @@ export class AnswerWalk {
 
   /** The answers as the tool receives them. */
   snapshot(): Answers {
-    const out: Record<string, JsonValue> = {};
-    for (const [id, entry] of this.#entries) out[id] = entry.value;
-    return out;
+    return ownEntries([...this.#entries].map(([id, entry]) => [id, entry.value]));
   }
 
   /** Records an answer; a re-answered question moves to the end of the order. */
@@ -61,8 +59,17 @@ export class AnswerWalk {
 
   /** The answers so far without secrets, for a result the model will read. */
   disclosable(): Record<string, JsonValue> {
-    const out: Record<string, JsonValue> = {};
-    for (const [id, entry] of this.#entries) if (!entry.secret) out[id] = entry.value;
-    return out;
+    const open = [...this.#entries].filter(([, entry]) => !entry.secret);
+    return ownEntries(open.map(([id, entry]) => [id, entry.value]));
   }
+}
+
+// Question ids come from tools (and through ask_user from the model): an id such as "__proto__"
+// must become an own key, which plain assignment would not make.
+function ownEntries(entries: readonly (readonly [string, JsonValue])[]): Record<string, JsonValue> {
+  const out: Record<string, JsonValue> = {};
+  for (const [id, value] of entries) {
+    Object.defineProperty(out, id, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
 }

@@ -1,0 +1,630 @@
+import type { JsonObject, JsonValue } from "@jp/conversation";
+import type { Answers } from "@jp/coordinator";
+import { describe, expect, it } from "vitest";
+import { askUser, MISMATCHED_ANSWER } from "../src/index.js";
+
+// What the model receives from one pass of ask_user: the tool is called directly, as the
+// coordinator calls it, and the outcome is what becomes the tool_call_response.
+async function execute(args: Record<string, unknown>, answers: Answers = {}) {
+  return askUser.execute({
+    arguments: args as JsonObject,
+    answers,
+    signal: new AbortController().signal,
+  });
+}
+
+const invalid = (problem: string) =>
+  `ask_user: invalid arguments: ${problem}. Fix the arguments and call ask_user again.`;
+const refused = (problem: string) => ({
+  type: "error",
+  message: invalid(problem),
+  trace: [],
+  transient: false,
+});
+
+const TYPES = '"boolean", "select", "multi_select", "text", "schema"';
+
+describe("RFD 083: single-question argument validation", () => {
+  it.each<[string, Record<string, unknown>, string]>([
+    [
+      "question missing",
+      {},
+      "`question` is required and must be a non-empty string (or send a form in `questions`)",
+    ],
+    [
+      "question missing (other arguments given)",
+      { answer_type: "boolean", context: "Deploy plan" },
+      "`question` is required and must be a non-empty string (or send a form in `questions`)",
+    ],
+    [
+      "question empty",
+      { question: "" },
+      "`question` is required and must be a non-empty string (or send a form in `questions`)",
+    ],
+    [
+      "question only whitespace",
+      { question: "   " },
+      "`question` is required and must be a non-empty string (or send a form in `questions`)",
+    ],
+    [
+      "question a number",
+      { question: 42 },
+      "`question` is required and must be a non-empty string (or send a form in `questions`)",
+    ],
+    [
+      "question an array",
+      { question: ["Apply?"] },
+      "`question` is required and must be a non-empty string (or send a form in `questions`)",
+    ],
+    [
+      "question with a newline",
+      { question: "Apply the patch?\nIt touches prod." },
+      "`question` must be a single line; put multi-line material in `context`",
+    ],
+    [
+      "question with a carriage return",
+      { question: "Apply?\r\nSure?" },
+      "`question` must be a single line; put multi-line material in `context`",
+    ],
+    [
+      "select without options",
+      { question: "Which?", answer_type: "select" },
+      '`options` is required when `answer_type` is "select": a non-empty list of strings',
+    ],
+    [
+      "select with empty options",
+      { question: "Which?", answer_type: "select", options: [] },
+      '`options` is required when `answer_type` is "select": a non-empty list of strings',
+    ],
+    [
+      "options set for boolean",
+      { question: "Apply?", answer_type: "boolean", options: ["yes", "no"] },
+      '`options` is only allowed when `answer_type` is "select" or "multi_select"; remove it or change `answer_type`',
+    ],
+    [
+      "options set for text",
+      { question: "Where?", answer_type: "text", options: ["/tmp"] },
+      '`options` is only allowed when `answer_type` is "select" or "multi_select"; remove it or change `answer_type`',
+    ],
+    [
+      "options set with answer_type omitted (text)",
+      { question: "Where?", options: ["/tmp"] },
+      '`options` is only allowed when `answer_type` is "select" or "multi_select"; remove it or change `answer_type`',
+    ],
+    [
+      "string default for boolean",
+      { question: "Apply?", answer_type: "boolean", default: "yes" },
+      'default is not a valid answer: expected true or false, got "yes"',
+    ],
+    [
+      'the string "true" as a boolean default',
+      { question: "Apply?", answer_type: "boolean", default: "true" },
+      'default is not a valid answer: expected true or false, got "true"',
+    ],
+    [
+      "boolean default for select",
+      {
+        question: "Which?",
+        answer_type: "select",
+        options: ["backup", "overwrite"],
+        default: true,
+      },
+      'default is not a valid answer: expected one of "backup", "overwrite", got true',
+    ],
+    [
+      "number default for text",
+      { question: "Where?", answer_type: "text", default: 42 },
+      "default is not a valid answer: expected a string, got 42",
+    ],
+    [
+      "default not in options",
+      {
+        question: "Which?",
+        answer_type: "select",
+        options: ["backup", "overwrite"],
+        default: "abort",
+      },
+      'default is not a valid answer: expected one of "backup", "overwrite", got "abort"',
+    ],
+    [
+      "unknown answer_type",
+      { question: "How many?", answer_type: "number" },
+      `\`answer_type\` must be one of ${TYPES}; got "number"`,
+    ],
+    [
+      "answer_type secret (not offered: ask_user must not collect secrets)",
+      { question: "Password?", answer_type: "secret" },
+      `\`answer_type\` must be one of ${TYPES}; got "secret"`,
+    ],
+    [
+      "answer_type not a string",
+      { question: "Apply?", answer_type: 1 },
+      `\`answer_type\` must be one of ${TYPES}; got 1`,
+    ],
+    [
+      "context not a string",
+      { question: "Apply?", context: ["diff"] },
+      "`context` must be a string",
+    ],
+    [
+      "both question and questions",
+      { question: "Apply?", questions: [{ id: "a", text: "A?", answer_type: "boolean" }] },
+      "give either `question` (one question) or `questions` (a form), not both",
+    ],
+  ])("%s", async (_name, args, problem) => {
+    expect(await execute(args)).toEqual(refused(problem));
+  });
+
+  it("names the model's own `schema` argument when the schema does not compile", async () => {
+    const outcome = await execute({
+      question: "Config?",
+      answer_type: "schema",
+      schema: { type: "nonsense" },
+    });
+    expect(outcome.type).toBe("error");
+    // The model wrote `schema`; there is no `answer_type.schema` in its arguments.
+    expect((outcome as { message: string }).message).toMatch(
+      /^ask_user: invalid arguments: `?schema`? does not compile: .+\. Fix the arguments and call ask_user again\.$/,
+    );
+  });
+
+  it("names the model's own `options` argument when an option is listed twice", async () => {
+    const outcome = await execute({
+      question: "Which?",
+      answer_type: "select",
+      options: ["backup", "backup"],
+    });
+    expect(outcome.type).toBe("error");
+    const { message } = outcome as { message: string };
+    expect(message).not.toContain("answer_type.options");
+    expect(message).toMatch(/^ask_user: invalid arguments: .*"backup".* `?options`?/);
+  });
+});
+
+const form = (...questions: unknown[]) => ({ questions });
+const apply = { id: "apply", text: "Apply the migration?", answer_type: "boolean" };
+
+describe("RFD D30: submit-time validation of a form", () => {
+  it.each<[string, Record<string, unknown>, string]>([
+    [
+      "questions a string",
+      { questions: "apply" },
+      "`questions` must be a non-empty array of questions",
+    ],
+    [
+      "questions an object",
+      { questions: { apply } },
+      "`questions` must be a non-empty array of questions",
+    ],
+    [
+      "questions null (a provider's unused optional argument) reads as absent",
+      { questions: null },
+      "`question` is required and must be a non-empty string (or send a form in `questions`)",
+    ],
+    ["questions empty", { questions: [] }, "`questions` must be a non-empty array of questions"],
+    [
+      "entry a string",
+      form("Apply?"),
+      "questions[0] must be an object with `id`, `text` and `answer_type`",
+    ],
+    [
+      "entry null (second)",
+      form(apply, null),
+      "questions[1] must be an object with `id`, `text` and `answer_type`",
+    ],
+    [
+      "entry an array",
+      form([apply]),
+      "questions[0] must be an object with `id`, `text` and `answer_type`",
+    ],
+    [
+      "id missing",
+      form({ text: "Apply?", answer_type: "boolean" }),
+      "questions[0].id is required and must be a non-empty string",
+    ],
+    [
+      "id empty",
+      form({ id: "", text: "Apply?", answer_type: "boolean" }),
+      "questions[0].id is required and must be a non-empty string",
+    ],
+    [
+      "id a number",
+      form({ id: 1, text: "Apply?", answer_type: "boolean" }),
+      "questions[0].id is required and must be a non-empty string",
+    ],
+    [
+      "text missing",
+      form({ id: "apply", answer_type: "boolean" }),
+      "questions[0].text is required and must be a non-empty string",
+    ],
+    [
+      "text empty",
+      form(apply, { id: "env", text: " ", answer_type: "text" }),
+      "questions[1].text is required and must be a non-empty string",
+    ],
+    [
+      "text with a newline",
+      form({ id: "apply", text: "Apply?\nReally?", answer_type: "boolean" }),
+      "questions[0].text must be a single line; put multi-line material in `context`",
+    ],
+    [
+      "answer_type missing",
+      form({ id: "apply", text: "Apply?" }),
+      `questions[0].answer_type is required: one of ${TYPES}`,
+    ],
+    [
+      "answer_type unknown",
+      form({ id: "when", text: "When?", answer_type: "date" }),
+      `\`questions[0].answer_type\` must be one of ${TYPES}; got "date"`,
+    ],
+    [
+      "duplicate id",
+      form(apply, { id: "apply", text: "Really apply?", answer_type: "boolean" }),
+      'questions[1].id "apply" is used by an earlier question; every id must be unique',
+    ],
+    [
+      'id with "."',
+      form({ id: "env.name", text: "Env?", answer_type: "text" }),
+      'questions[0].id "env.name" may only contain letters, digits, "_" and "-"',
+    ],
+    [
+      "id with a space",
+      form({ id: "target env", text: "Env?", answer_type: "text" }),
+      'questions[0].id "target env" may only contain letters, digits, "_" and "-"',
+    ],
+    [
+      'id "*" (the config wildcard)',
+      form({ id: "*", text: "Env?", answer_type: "text" }),
+      'questions[0].id "*" may only contain letters, digits, "_" and "-"',
+    ],
+    [
+      "select without options",
+      form({ id: "env", text: "Env?", answer_type: "select" }),
+      '`questions[0].options` is required when `answer_type` is "select": a non-empty list of strings',
+    ],
+    [
+      "multi_select without options",
+      form({ id: "envs", text: "Envs?", answer_type: "multi_select" }),
+      '`questions[0].options` is required when `answer_type` is "multi_select": a non-empty list of strings',
+    ],
+    [
+      "multi_select with empty options",
+      form({ id: "envs", text: "Envs?", answer_type: "multi_select", options: [] }),
+      '`questions[0].options` is required when `answer_type` is "multi_select": a non-empty list of strings',
+    ],
+    [
+      "options on a boolean",
+      form({ ...apply, options: ["y", "n"] }),
+      '`questions[0].options` is only allowed when `answer_type` is "select" or "multi_select"; remove it or change `answer_type`',
+    ],
+    [
+      "options on a text",
+      form(apply, { id: "note", text: "Note?", answer_type: "text", options: ["none"] }),
+      '`questions[1].options` is only allowed when `answer_type` is "select" or "multi_select"; remove it or change `answer_type`',
+    ],
+    [
+      "options on a schema",
+      form({ id: "cfg", text: "Config?", answer_type: "schema", schema: {}, options: ["a"] }),
+      '`questions[0].options` is only allowed when `answer_type` is "select" or "multi_select"; remove it or change `answer_type`',
+    ],
+    [
+      "schema answer_type without schema",
+      form({ id: "cfg", text: "Config?", answer_type: "schema" }),
+      '`questions[0].schema` is required when `answer_type` is "schema": a JSON Schema object',
+    ],
+    [
+      "schema answer_type with an array schema",
+      form({ id: "cfg", text: "Config?", answer_type: "schema", schema: [] }),
+      '`questions[0].schema` is required when `answer_type` is "schema": a JSON Schema object',
+    ],
+    [
+      "schema on a text",
+      form({ id: "note", text: "Note?", answer_type: "text", schema: { type: "string" } }),
+      '`questions[0].schema` is only allowed when `answer_type` is "schema"; remove it or change `answer_type`',
+    ],
+    [
+      "schema on a select",
+      form({ id: "env", text: "Env?", answer_type: "select", options: ["a"], schema: {} }),
+      '`questions[0].schema` is only allowed when `answer_type` is "schema"; remove it or change `answer_type`',
+    ],
+    [
+      "when referencing a later id",
+      form(
+        apply,
+        {
+          id: "env",
+          text: "Env?",
+          answer_type: "text",
+          when: { question_id: "note", equals: "x" },
+        },
+        { id: "note", text: "Note?", answer_type: "text" },
+      ),
+      'questions[1].when.question_id "note" does not name an earlier question (earlier ids: apply); a `when` may only refer to questions before it',
+    ],
+    [
+      "when on the first question",
+      form(
+        { ...apply, when: { question_id: "env", equals: true } },
+        { id: "env", text: "Env?", answer_type: "text" },
+      ),
+      'questions[0].when.question_id "env" does not name an earlier question (there are no earlier questions); a `when` may only refer to questions before it',
+    ],
+    [
+      "when referencing an unknown id",
+      form(apply, {
+        id: "env",
+        text: "Env?",
+        answer_type: "text",
+        when: { question_id: "aply", equals: true },
+      }),
+      'questions[1].when.question_id "aply" does not name an earlier question (earlier ids: apply); a `when` may only refer to questions before it',
+    ],
+    [
+      "when referencing itself",
+      form(apply, {
+        id: "env",
+        text: "Env?",
+        answer_type: "text",
+        when: { question_id: "env", equals: "a" },
+      }),
+      'questions[1].when.question_id "env" does not name an earlier question (earlier ids: apply); a `when` may only refer to questions before it',
+    ],
+    [
+      "when a string",
+      form(apply, { id: "env", text: "Env?", answer_type: "text", when: "apply" }),
+      'questions[1].when must be {"question_id": <an earlier question\'s id>, "equals": <value>}',
+    ],
+    [
+      "when without equals",
+      form(apply, { id: "env", text: "Env?", answer_type: "text", when: { question_id: "apply" } }),
+      'questions[1].when must be {"question_id": <an earlier question\'s id>, "equals": <value>}',
+    ],
+    [
+      "when with a non-string question_id",
+      form(apply, {
+        id: "env",
+        text: "Env?",
+        answer_type: "text",
+        when: { question_id: 0, equals: true },
+      }),
+      'questions[1].when must be {"question_id": <an earlier question\'s id>, "equals": <value>}',
+    ],
+    [
+      "multi_select default not an array",
+      form({
+        id: "envs",
+        text: "Envs?",
+        answer_type: "multi_select",
+        options: ["a", "b"],
+        default: "a",
+      }),
+      'questions[0].default is not a valid answer: expected an array of distinct choices from "a", "b", got "a"',
+    ],
+    [
+      "multi_select default with an unknown option",
+      form({
+        id: "envs",
+        text: "Envs?",
+        answer_type: "multi_select",
+        options: ["a", "b"],
+        default: ["c"],
+      }),
+      'questions[0].default is not a valid answer: item 0: expected one of "a", "b", got "c"',
+    ],
+    [
+      "boolean default of the wrong type in a form",
+      form({ ...apply, default: "no" }),
+      'questions[0].default is not a valid answer: expected true or false, got "no"',
+    ],
+    [
+      "context not a string in a form",
+      form({ ...apply, context: 3 }),
+      "`questions[0].context` must be a string",
+    ],
+  ])("%s", async (_name, args, problem) => {
+    expect(await execute(args)).toEqual(refused(problem));
+  });
+
+  it("names the model's own `questions[i].schema` argument when the schema does not compile", async () => {
+    const outcome = await execute(
+      form(apply, {
+        id: "cfg",
+        text: "Config?",
+        answer_type: "schema",
+        schema: { type: "nonsense" },
+      }),
+    );
+    expect(outcome.type).toBe("error");
+    expect((outcome as { message: string }).message).toMatch(
+      /^ask_user: invalid arguments: `?questions\[1\]\.schema`? does not compile: .+\. Fix the arguments and call ask_user again\.$/,
+    );
+  });
+});
+
+const human = { exclusive: true, persistence: "none" } as const;
+
+describe("valid arguments ask their first question", () => {
+  it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
+    [
+      "boolean",
+      { question: "Apply the migration?", answer_type: "boolean" },
+      { text: "Apply the migration?", answer_type: { type: "boolean" } },
+    ],
+    [
+      "select with a default and context",
+      {
+        question: "Apply how?",
+        context: "The migration rewrites prod config.\nA backup takes 2 minutes.",
+        answer_type: "select",
+        options: ["backup", "overwrite", "abort"],
+        default: "backup",
+      },
+      {
+        text: "Apply how?",
+        context: "The migration rewrites prod config.\nA backup takes 2 minutes.",
+        answer_type: { type: "select", options: ["backup", "overwrite", "abort"] },
+        default: "backup",
+      },
+    ],
+    [
+      "text (explicit)",
+      { question: "Target directory?", answer_type: "text", default: "/tmp/output" },
+      { text: "Target directory?", answer_type: { type: "text" }, default: "/tmp/output" },
+    ],
+    [
+      "text (answer_type omitted)",
+      { question: "Target directory?" },
+      { text: "Target directory?", answer_type: { type: "text" } },
+    ],
+    [
+      "multi_select",
+      { question: "Which envs?", answer_type: "multi_select", options: ["staging", "prod"] },
+      { text: "Which envs?", answer_type: { type: "multi_select", options: ["staging", "prod"] } },
+    ],
+    [
+      "schema",
+      { question: "Config?", answer_type: "schema", schema: { type: "object" } },
+      { text: "Config?", answer_type: { type: "schema", schema: { type: "object" } } },
+    ],
+    [
+      "default null read as no default",
+      { question: "Apply?", answer_type: "boolean", default: null },
+      { text: "Apply?", answer_type: { type: "boolean" } },
+    ],
+  ])(
+    "single %s: question `answer`, human-only, never remembered",
+    async (_name, args, question) => {
+      expect(await execute(args)).toEqual({
+        type: "needs_input",
+        question: { id: "answer", ...question, ...human },
+        form: { index: 1, total: 1 },
+      });
+    },
+  );
+
+  const formOf: [string, Record<string, unknown>, JsonValue][] = [
+    ["boolean", { answer_type: "boolean" }, true],
+    ["select", { answer_type: "select", options: ["staging", "prod"] }, "prod"],
+    ["multi_select", { answer_type: "multi_select", options: ["a", "b", "c"] }, ["a", "c"]],
+    ["text", { answer_type: "text" }, "nightly run"],
+    [
+      "schema",
+      { answer_type: "schema", schema: { type: "object", required: ["port"] } },
+      { port: 8080 },
+    ],
+  ];
+
+  it.each(formOf)(
+    "a %s question in a form is asked with its place in the form, then returned",
+    async (_name, spec, answer) => {
+      const args = form(
+        { id: "first", text: "First?", ...spec },
+        { id: "second", text: "Second?", answer_type: "text", default: "none" },
+      );
+      const { answer_type: _type, options: _options, schema: _schema, ...rest } = spec;
+      expect(await execute(args)).toEqual({
+        type: "needs_input",
+        question: {
+          id: "first",
+          text: "First?",
+          answer_type: {
+            type: spec.answer_type,
+            ...(spec.options === undefined ? {} : { options: spec.options }),
+            ...(spec.schema === undefined ? {} : { schema: spec.schema }),
+          },
+          ...rest,
+          ...human,
+        },
+        form: { index: 1, total: 2 },
+      });
+      expect(await execute(args, { first: answer })).toEqual({
+        type: "needs_input",
+        question: {
+          id: "second",
+          text: "Second?",
+          answer_type: { type: "text" },
+          default: "none",
+          ...human,
+        },
+        form: { index: 2, total: 2 },
+      });
+      expect(await execute(args, { first: answer, second: "done" })).toEqual({
+        type: "success",
+        content: JSON.stringify({ first: answer, second: "done" }),
+      });
+    },
+  );
+
+  it("counts skipped questions in the progress total and answers them null", async () => {
+    const args = form(
+      apply,
+      {
+        id: "env",
+        text: "Env?",
+        answer_type: "select",
+        options: ["staging", "prod"],
+        when: { question_id: "apply", equals: true },
+      },
+      { id: "note", text: "Note?", answer_type: "text" },
+    );
+    expect(await execute(args, { apply: false })).toMatchObject({
+      type: "needs_input",
+      question: { id: "note" },
+      form: { index: 3, total: 3 },
+    });
+    expect(await execute(args, { apply: false, note: "later" })).toEqual({
+      type: "success",
+      content: '{"apply":false,"env":null,"note":"later"}',
+    });
+  });
+});
+
+describe("RFD 083: the second pass checks the accumulated answer", () => {
+  it.each<[string, Record<string, unknown>, Answers]>([
+    ["a string for a boolean", { question: "Apply?", answer_type: "boolean" }, { answer: "yes" }],
+    [
+      "a select answer not in options",
+      { question: "How?", answer_type: "select", options: ["backup", "overwrite"] },
+      { answer: "abort" },
+    ],
+    ["a number for a text", { question: "Where?" }, { answer: 7 }],
+    [
+      "a form answer of the wrong type",
+      form(apply, { id: "note", text: "Note?", answer_type: "text" }),
+      { apply: "true" },
+    ],
+  ])("%s fails with the generic message", async (_name, args, answers) => {
+    expect(MISMATCHED_ANSWER).toBe(
+      "ask_user: the accumulated answer does not match the requested answer type.",
+    );
+    expect(await execute(args, answers)).toEqual({
+      type: "error",
+      message: MISMATCHED_ANSWER,
+      trace: [],
+      transient: false,
+    });
+  });
+
+  it.each<[string, Record<string, unknown>, JsonValue, string]>([
+    [
+      "boolean",
+      { question: "Apply?", answer_type: "boolean" },
+      true,
+      '{"answer_type":"boolean","answer":true}',
+    ],
+    [
+      "select",
+      { question: "How?", answer_type: "select", options: ["backup", "overwrite", "abort"] },
+      "backup",
+      '{"answer_type":"select","answer":"backup"}',
+    ],
+    [
+      "text",
+      { question: "Where?", answer_type: "text" },
+      "/tmp/output",
+      '{"answer_type":"text","answer":"/tmp/output"}',
+    ],
+  ])("%s succeeds with RFD 083's typed body", async (_name, args, answer, body) => {
+    expect(await execute(args, { answer })).toEqual({ type: "success", content: body });
+  });
+});
