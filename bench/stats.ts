@@ -7,8 +7,8 @@ export function ms(value: number): string {
 export function medianPairMs(
   a: () => unknown,
   b: () => unknown,
-  runs = 15,
-  warmup = 3,
+  runs = 31,
+  warmup = 5,
 ): [number, number] {
   const times: [number[], number[]] = [[], []];
   for (let i = 0; i < warmup + runs; i++) {
