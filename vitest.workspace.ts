@@ -4,4 +4,6 @@ export default [
   "packages/conversation",
   "packages/coordinator",
   "packages/builtins",
+  "packages/rpc",
+  "packages/prompt-terminal",
 ];

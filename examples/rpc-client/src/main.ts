@@ -1,0 +1,162 @@
+// A minimal UI client for an agent that asks its prompts over @jp/rpc. JSON-RPC goes over this
+// process's stdin/stdout (the agent spawns it with pipes); the human is on /dev/tty.
+// Usage: node --conditions=@jp/source --import tsx examples/rpc-client/src/main.ts
+//          [--simple] [answer …]
+// Each prompt takes the next scripted answer; when none is left, the question goes to /dev/tty
+// if it opens, else the prompt is cancelled. `--simple` announces Opal's client/ask_user only.
+// In a question, `:back`, `:reply`, `:end` and `:cancel` stand for the form controls.
+import { openSync } from "node:fs";
+import { createInterface } from "node:readline/promises";
+import { Writable } from "node:stream";
+import { ReadStream, WriteStream } from "node:tty";
+import type { PromptRequest, QuestionPromptRequest, QuestionReply } from "@jp/coordinator";
+import { createRpcPromptClient, type PromptReply } from "@jp/rpc";
+
+const args = process.argv.slice(2);
+const simple = args[0] === "--simple";
+const scripted = simple ? args.slice(1) : args;
+
+// stdout is the wire: everything for people goes to stderr or the terminal.
+const log = (line: string) => process.stderr.write(`[rpc-client] ${line}\n`);
+
+/** Asks on /dev/tty; `null` when there is no terminal. Opened on first use. */
+interface Terminal {
+  ask(text: string, secret: boolean, signal: AbortSignal): Promise<string>;
+  close(): void;
+}
+let terminal: Terminal | null | undefined;
+
+function openTerminal(): Terminal | null {
+  if (terminal !== undefined) return terminal;
+  try {
+    const fd = openSync("/dev/tty", "r+");
+    const input = new ReadStream(fd);
+    const screen = new WriteStream(fd);
+    // Echo goes through this gate, closed while a secret is typed.
+    let muted = false;
+    const output = new Writable({
+      write: (chunk, _encoding, done) => {
+        if (!muted) screen.write(chunk);
+        done();
+      },
+    });
+    const readline = createInterface({ input, output, terminal: true });
+    terminal = {
+      async ask(text, secret, signal) {
+        screen.write(`${text}\n`);
+        const answer = readline.question("> ", { signal });
+        muted = secret;
+        try {
+          return await answer;
+        } finally {
+          muted = false;
+          if (secret) screen.write("\n");
+        }
+      },
+      close: () => {
+        readline.close();
+        input.destroy();
+      },
+    };
+  } catch {
+    terminal = null;
+  }
+  return terminal;
+}
+
+/** The next answer: scripted, else typed; `undefined` means cancelled. */
+async function answer(text: string, secret: boolean, signal: AbortSignal) {
+  const next = scripted.shift();
+  if (next !== undefined) {
+    log(`${text} → ${secret ? "(secret)" : next}`);
+    return next;
+  }
+  const tty = openTerminal();
+  if (tty === null) {
+    log(`${text} → no answer left and no terminal: cancelled`);
+    return undefined;
+  }
+  return tty.ask(text, secret, signal).catch(() => undefined);
+}
+
+const YES = new Set(["y", "yes", "true", "run", "deliver"]);
+const CONTROLS = new Map<string, QuestionReply>([
+  [":back", { type: "back" }],
+  [":reply", { type: "reply" }],
+  [":end", { type: "end_turn" }],
+  [":cancel", { type: "cancelled" }],
+]);
+
+function describe(prompt: PromptRequest): string {
+  switch (prompt.kind) {
+    case "question": {
+      const { text, answer_type } = prompt.question;
+      const label = prompt.prompt_label === undefined ? "" : `${prompt.prompt_label}: `;
+      const hint =
+        answer_type.type === "boolean"
+          ? " [y/n]"
+          : "options" in answer_type
+            ? ` [${answer_type.options.join(answer_type.type === "select" ? "/" : ",")}]`
+            : "";
+      const retry = prompt.error === undefined ? "" : ` (${prompt.error})`;
+      return `${label}${text}${hint}${retry}`;
+    }
+    case "permission":
+      return `Run ${prompt.tool_name} with ${JSON.stringify(prompt.arguments)}? [run/skip]`;
+    case "deliver":
+      return `Deliver the result of ${prompt.tool_name}? [deliver/skip]\n${prompt.content}`;
+  }
+}
+
+type AnswerValue = Extract<QuestionReply, { type: "answer" }>["value"];
+
+function answerValue(question: QuestionPromptRequest["question"], text: string): AnswerValue {
+  const type = question.answer_type.type;
+  if (type === "boolean") return YES.has(text.trim().toLowerCase());
+  if (type === "multi_select") return text.split(",").map((part) => part.trim());
+  if (type === "schema") {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+function replyFor(prompt: PromptRequest, text: string | undefined): PromptReply {
+  if (text === undefined) return { type: "cancelled" };
+  const word = text.trim().toLowerCase();
+  switch (prompt.kind) {
+    case "question":
+      return CONTROLS.get(word) ?? { type: "answer", value: answerValue(prompt.question, text) };
+    case "permission":
+      return YES.has(word) ? { type: "run" } : { type: "skip" };
+    case "deliver":
+      return YES.has(word) ? { type: "deliver" } : { type: "skip" };
+  }
+}
+
+const client = createRpcPromptClient({
+  input: process.stdin,
+  output: process.stdout,
+  capabilities: { prompts: simple ? "simple" : "rich" },
+  clientInfo: { name: "@jp-examples/rpc-client" },
+  onPrompt: async (prompt, { signal }) => {
+    const secret = prompt.kind === "question" && prompt.question.answer_type.type === "secret";
+    return replyFor(prompt, await answer(describe(prompt), secret, signal));
+  },
+  onAskUser: async (params, { signal }) => {
+    const choices = params.choices === undefined ? "" : ` [${params.choices.join("/")}]`;
+    // `null` dismisses the question (Opal's result has no cancel; the wire gets -32800).
+    return (await answer(`${params.question}${choices}`, false, signal)) ?? null;
+  },
+});
+
+const ready = await client.ready;
+if (ready.isErr()) log(`not connected: ${ready.error.message}`);
+else log(`connected to session ${ready.value.session_id}`);
+const closed = await client.closed;
+log(`disconnected (${closed.kind})`);
+terminal?.close();
+process.exit(0);

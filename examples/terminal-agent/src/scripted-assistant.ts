@@ -1,0 +1,120 @@
+import type { ConversationStream, JsonObject } from "@jp/conversation";
+
+/** What the assistant does in one cycle: say something, and maybe call tools. */
+export interface AssistantStep {
+  readonly message: string;
+  readonly calls: readonly {
+    readonly id: string;
+    readonly name: string;
+    readonly arguments: JsonObject;
+  }[];
+}
+
+/**
+ * A deterministic stand-in for a model, so the demo needs no API key. It is NOT an LLM: it
+ * follows a fixed script and reads the tool results the coordinator recorded to choose the
+ * next step. `docs/production.md` shows where a real model client goes instead.
+ */
+export class ScriptedAssistant {
+  #cycle = 0;
+
+  next(stream: ConversationStream): AssistantStep {
+    const cycle = this.#cycle++;
+    if (cycle === 0) return this.#askReleaseDetails();
+    if (cycle === 1) return this.#publish(lastResult(stream, "call_form"));
+    return this.#summarize(lastResult(stream, "call_publish"));
+  }
+
+  #askReleaseDetails(): AssistantStep {
+    return {
+      message: "Before I publish, I need three decisions from you.",
+      calls: [
+        {
+          id: "call_form",
+          name: "ask_user",
+          arguments: {
+            questions: [
+              {
+                id: "bump",
+                text: "Which version bump is this release?",
+                answer_type: "select",
+                options: ["patch", "minor", "major"],
+                default: "minor",
+              },
+              {
+                id: "changelog",
+                text: "Add a changelog entry?",
+                answer_type: "boolean",
+                default: true,
+              },
+              {
+                id: "entry",
+                text: "The changelog entry, one line",
+                answer_type: "text",
+                when: { question_id: "changelog", equals: true },
+              },
+            ],
+          },
+        },
+      ],
+    };
+  }
+
+  #publish(result: { content: string; is_error: boolean } | undefined): AssistantStep {
+    const answers = parse(result?.content);
+    if (result?.is_error === true) {
+      // Without answers the script still tries the safest release, to show what a detached
+      // run does with a tool that needs permission.
+      return {
+        message: "I could not ask you, so I will try a patch release without a changelog entry.",
+        calls: [
+          {
+            id: "call_publish",
+            name: "publish_package",
+            arguments: { name: "widgets", version: "1.2.4" },
+          },
+        ],
+      };
+    }
+    if (result === undefined || answers === undefined || answers.cancelled === true) {
+      return { message: "Understood: I did not publish anything.", calls: [] };
+    }
+    const version =
+      { patch: "1.2.4", minor: "1.3.0", major: "2.0.0" }[String(answers.bump)] ?? "1.3.0";
+    return {
+      message: `Publishing widgets ${version}${answers.entry ? ` with the entry "${String(answers.entry)}"` : ""}.`,
+      calls: [
+        { id: "call_publish", name: "publish_package", arguments: { name: "widgets", version } },
+      ],
+    };
+  }
+
+  #summarize(result: { content: string; is_error: boolean } | undefined): AssistantStep {
+    if (result === undefined) return { message: "Done.", calls: [] };
+    return {
+      message: result.is_error ? `Publishing failed: ${result.content}` : `Done. ${result.content}`,
+      calls: [],
+    };
+  }
+}
+
+function lastResult(stream: ConversationStream, id: string) {
+  for (let i = stream.events.length - 1; i >= 0; i--) {
+    const event = stream.events[i];
+    if (event?.type === "tool_call_response" && event.id === id) {
+      return { content: String(event.content), is_error: event.is_error === true };
+    }
+  }
+  return undefined;
+}
+
+function parse(content: string | undefined): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(content ?? "");
+    return typeof value === "object" && value !== null
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

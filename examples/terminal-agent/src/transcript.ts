@@ -1,0 +1,49 @@
+import {
+  type ConversationStream,
+  inquiryResponseLine,
+  isConversationEvent,
+} from "@jp/conversation";
+import { neutralize } from "@jp/prompt-terminal";
+
+/**
+ * A readable transcript of the conversation: who said what, every question and how it was
+ * answered. Calls and results of tools configured as hidden (`ask_user`) are left out, as a
+ * terminal UI would; the questions they asked are shown. All text is neutralized: it comes from
+ * a model and a tool.
+ */
+export function transcript(stream: ConversationStream, hidden: ReadonlySet<string>): string {
+  const lines: string[] = [];
+  const hiddenCalls = new Set<string>();
+  for (const event of stream.events) {
+    if (!isConversationEvent(event)) continue;
+    switch (event.type) {
+      case "chat_request":
+        lines.push(`You: ${event.content}`);
+        break;
+      case "chat_response":
+        if ("message" in event) lines.push(`Assistant (scripted): ${event.message}`);
+        break;
+      case "tool_call_request":
+        if (hidden.has(event.name)) hiddenCalls.add(event.id);
+        else lines.push(`  → ${event.name} ${JSON.stringify(event.arguments)}`);
+        break;
+      case "inquiry_request": {
+        const who = "name" in event.source ? event.source.name : event.source.source;
+        lines.push(
+          `  ? ${event.question.text}  [${event.question.answer_type.type}, asked by ${who}]`,
+        );
+        break;
+      }
+      case "inquiry_response":
+        lines.push(`    ${inquiryResponseLine(event)}`);
+        break;
+      case "tool_call_response":
+        if (!hiddenCalls.has(event.id))
+          lines.push(`  ← ${event.is_error ? "error: " : ""}${event.content}`);
+        break;
+      default:
+        break;
+    }
+  }
+  return neutralize(lines.join("\n"), { multiline: true });
+}

@@ -1,0 +1,153 @@
+import type { StdioOptions } from "node:child_process";
+import { closeSync, constants, openSync } from "node:fs";
+import { Writable } from "node:stream";
+import { isatty, ReadStream, WriteStream } from "node:tty";
+import type { input } from "@inquirer/prompts";
+
+/** The context inquirer prompts take (`@inquirer/type` is not a dependency of ours). */
+export type PromptContext = NonNullable<Parameters<typeof input>[1]>;
+
+/** A prompt made with `createPrompt`, typed without naming `@inquirer/type`. */
+export type PromptFunction<Value, Config> = (
+  config: Config,
+  context?: PromptContext,
+) => Promise<Value>;
+
+/** Where prompts are drawn: the injected streams, or the terminal at `ttyPath`. */
+export interface TerminalSource {
+  readonly ttyPath: string;
+  readonly input?: NodeJS.ReadableStream | undefined;
+  readonly output?: NodeJS.WritableStream | undefined;
+}
+
+interface Streams {
+  readonly input: NodeJS.ReadableStream;
+  readonly output: NodeJS.WritableStream;
+  /** Opened here (from `ttyPath`), so closed here too. */
+  readonly owned: boolean;
+}
+
+/** Whether `ttyPath` opens as a terminal. Throws nothing. */
+export function ttyOpens(ttyPath: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(ttyPath, constants.O_RDWR | constants.O_NOCTTY);
+    return isatty(fd);
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function openTty(ttyPath: string): Streams {
+  const fds: number[] = [];
+  try {
+    fds.push(openSync(ttyPath, constants.O_RDONLY | constants.O_NOCTTY));
+    fds.push(openSync(ttyPath, constants.O_WRONLY | constants.O_NOCTTY));
+    const [inputFd = -1, outputFd = -1] = fds;
+    return { input: new ReadStream(inputFd), output: new WriteStream(outputFd), owned: true };
+  } catch (cause) {
+    for (const fd of fds) closeSync(fd);
+    throw new Error(`cannot open the terminal ${ttyPath}`, { cause });
+  }
+}
+
+/**
+ * One `ask`'s hold on the terminal. The terminal is opened lazily and closed on `release()`,
+ * so that no stream keeps reading it while an editor runs or after the prompt, and no open
+ * handle keeps the process alive. Injected streams belong to the caller and are never closed.
+ */
+export class TerminalSession {
+  readonly #source: TerminalSource;
+  #streams: Streams | undefined;
+
+  constructor(source: TerminalSource) {
+    this.#source = source;
+  }
+
+  /** The input and output, opening the terminal if needed. */
+  streams(): Streams {
+    if (this.#streams !== undefined) return this.#streams;
+    const { input, output, ttyPath } = this.#source;
+    this.#streams =
+      input !== undefined && output !== undefined
+        ? { input, output, owned: false }
+        : openTty(ttyPath);
+    return this.#streams;
+  }
+
+  /** Writes this package's own (already neutralized) text. */
+  write(text: string): void {
+    this.streams().output.write(text);
+  }
+
+  /**
+   * The context for one inquirer prompt. Inquirer ends the output it is given once the prompt is
+   * done, so it gets a forwarding stream that leaves ours open for the next prompt.
+   */
+  promptContext(signal: AbortSignal): PromptContext {
+    const { input, output } = this.streams();
+    return { input, output: new ForwardingOutput(output), signal, clearPromptOnDone: false };
+  }
+
+  /** Calls `listener` if the input ends (the terminal hung up); returns the unsubscriber. */
+  onInputEnd(listener: () => void): () => void {
+    const { input } = this.streams();
+    input.once("end", listener);
+    return () => input.removeListener("end", listener);
+  }
+
+  /**
+   * Stdio for an editor child: the terminal itself when we draw on `ttyPath` (never the
+   * process's stdout, which may be piped); nothing when streams were injected (tests).
+   */
+  editorStdio(): { readonly stdio: StdioOptions; readonly close: () => void } {
+    const injected = this.#source.input !== undefined && this.#source.output !== undefined;
+    if (injected) return { stdio: "ignore", close: () => {} };
+    // The editor must be the only reader of the terminal while it runs.
+    this.release();
+    const fd = openSync(this.#source.ttyPath, constants.O_RDWR | constants.O_NOCTTY);
+    return { stdio: [fd, fd, fd], close: () => closeSync(fd) };
+  }
+
+  /** Closes the terminal if it was opened here. Idempotent. */
+  release(): void {
+    const streams = this.#streams;
+    this.#streams = undefined;
+    if (streams === undefined || !streams.owned) return;
+    const { input, output } = streams;
+    if (input instanceof ReadStream) {
+      if (input.isRaw) input.setRawMode(false);
+      input.destroy();
+    }
+    if (output instanceof WriteStream) output.destroy();
+  }
+}
+
+/** Forwards writes to `target` and reports its size, but never ends it. */
+class ForwardingOutput extends Writable {
+  readonly #target: NodeJS.WritableStream;
+
+  constructor(target: NodeJS.WritableStream) {
+    super({ decodeStrings: false });
+    this.#target = target;
+  }
+
+  override _write(chunk: unknown, _encoding: BufferEncoding, callback: () => void): void {
+    this.#target.write(chunk as string | Uint8Array);
+    callback();
+  }
+
+  get columns(): number {
+    return (this.#target as { columns?: number }).columns ?? 80;
+  }
+
+  get rows(): number {
+    return (this.#target as { rows?: number }).rows ?? 24;
+  }
+
+  get isTTY(): boolean {
+    return (this.#target as { isTTY?: boolean }).isTTY ?? false;
+  }
+}

@@ -1,0 +1,132 @@
+import type { AskOptions, PromptBackend, PromptRequest, ReplyFor } from "@jp/coordinator";
+import { askDeliver } from "./internal/deliver-prompt.js";
+import { askPermission } from "./internal/permission-prompt.js";
+import { askQuestion } from "./internal/question-prompt.js";
+import { TerminalSession, ttyOpens } from "./internal/terminal.js";
+import { createTerminalUi, type TerminalUi } from "./internal/terminal-ui.js";
+
+/** Options of {@link createTerminalPromptBackend}. */
+export interface TerminalPromptBackendOptions {
+  /** The terminal to draw on and read keys from. Default `/dev/tty`, so piped stdout is fine. */
+  readonly ttyPath?: string;
+  /** Streams to use instead of the terminal (tests, embedding); give both or neither. */
+  readonly input?: NodeJS.ReadableStream;
+  /** See {@link TerminalPromptBackendOptions.input}. */
+  readonly output?: NodeJS.WritableStream;
+  /** Where `VISUAL` / `EDITOR` are looked up (and the editor's environment). Default `process.env`. */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** A {@link PromptBackend} on a terminal; `close()` cancels prompts in flight and frees the terminal. */
+export interface TerminalPromptBackend extends PromptBackend {
+  /** Cancels any prompt in flight (it resolves `{type: "cancelled"}`). Idempotent. */
+  close(): void;
+}
+
+/**
+ * The error names with which inquirer (and the editor runner) report a stop: Ctrl+C
+ * (`ExitPromptError`), an aborted signal (`AbortPromptError`), `cancel()` (`CancelPromptError`).
+ * Names, not classes, so that a second copy of `@inquirer/core` still matches.
+ */
+const CANCELLATIONS: ReadonlySet<string> = new Set([
+  "ExitPromptError",
+  "AbortPromptError",
+  "CancelPromptError",
+]);
+
+function isCancellation(error: unknown): boolean {
+  return error instanceof Error && CANCELLATIONS.has(error.name);
+}
+
+/**
+ * Creates the terminal prompt backend: questions of every answer type, permission and
+ * result-delivery prompts, drawn with `@inquirer/core` on `/dev/tty`. Every string that a model
+ * or tool controls is neutralized before it is drawn. Ctrl+C or an aborted signal resolves
+ * `{type: "cancelled"}`; other failures (no terminal, the terminal hung up) reject.
+ *
+ * @example
+ * ```ts
+ * const prompts = createTerminalPromptBackend();
+ * const coordinator = new ToolCoordinator({ prompts, ... });
+ * // ...
+ * prompts.close();
+ * ```
+ */
+export function createTerminalPromptBackend(
+  options: TerminalPromptBackendOptions = {},
+): TerminalPromptBackend {
+  const { input, output, ttyPath = "/dev/tty", env = process.env } = options;
+  if ((input === undefined) !== (output === undefined)) {
+    throw new TypeError("createTerminalPromptBackend: give both `input` and `output`, or neither");
+  }
+  let reachable: boolean | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+  const inFlight = new Set<AbortController>();
+
+  async function show<R extends PromptRequest>(request: R, signal: AbortSignal) {
+    if (signal.aborted) return { type: "cancelled" } as ReplyFor<R>;
+    const stop = new AbortController();
+    inFlight.add(stop);
+    const session = new TerminalSession({ ttyPath, input, output });
+    let ended = false;
+    let unsubscribe = () => {};
+    try {
+      unsubscribe = session.onInputEnd(() => {
+        ended = true;
+        stop.abort();
+      });
+      const ui = createTerminalUi(session, AbortSignal.any([signal, stop.signal]), env);
+      return (await dispatch(ui, request)) as ReplyFor<R>;
+    } catch (error) {
+      // A hung-up terminal is a failure of the backend, not the user's choice.
+      if (ended) throw new Error("the terminal input ended during the prompt", { cause: error });
+      if (isCancellation(error)) return { type: "cancelled" } as ReplyFor<R>;
+      throw error;
+    } finally {
+      unsubscribe();
+      inFlight.delete(stop);
+      session.release();
+    }
+  }
+
+  return {
+    isHumanReachable() {
+      if (input !== undefined) return true;
+      // A controlling terminal does not come and go during a run: check once.
+      reachable ??= ttyOpens(ttyPath);
+      return reachable;
+    },
+    ask(request, { signal }: AskOptions) {
+      // One prompt at a time on one terminal; a queued prompt whose signal aborts leaves at once.
+      const previous = queue;
+      const turn = waitForTurn(previous, signal).then(() => show(request, signal));
+      queue = Promise.allSettled([previous, turn]);
+      return turn;
+    },
+    close() {
+      for (const stop of inFlight) stop.abort();
+    },
+  };
+}
+
+function dispatch(ui: TerminalUi, request: PromptRequest) {
+  switch (request.kind) {
+    case "question":
+      return askQuestion(ui, request);
+    case "permission":
+      return askPermission(ui, request);
+    case "deliver":
+      return askDeliver(ui, request);
+  }
+}
+
+function waitForTurn(previous: Promise<unknown>, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    signal.addEventListener("abort", () => resolve(), { once: true });
+    previous.then(
+      () => resolve(),
+      () => resolve(),
+    );
+  });
+}

@@ -1,0 +1,176 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import type { PromptRequest } from "@jp/coordinator";
+import { describe, expect, it } from "vitest";
+import { createTerminalPromptBackend } from "../src/index.js";
+import { KEYS } from "./support/fake-terminal.js";
+import {
+  ALL_CONTROLS,
+  deliverRequest,
+  harness,
+  permissionRequest,
+  questionRequest,
+} from "./support/harness.js";
+import { scriptedEditor } from "./support/scripted-editor.js";
+
+describe("cancellation", () => {
+  // [prompt, request, what to wait for, keys before Ctrl+C]
+  const atEveryPrompt: [string, PromptRequest, string, string[]][] = [
+    ["inline keys", questionRequest({ answer_type: { type: "boolean" } }), "[y,n]", []],
+    [
+      "option list",
+      questionRequest({ answer_type: { type: "select", options: ["a", "b"] } }),
+      "2 b",
+      [],
+    ],
+    [
+      "checklist",
+      questionRequest({ answer_type: { type: "multi_select", options: ["a", "b"] } }),
+      "⏎ submit",
+      [],
+    ],
+    [
+      "pre-prompt menu",
+      questionRequest({ answer_type: { type: "text" } }, { controls: ALL_CONTROLS }),
+      "End Turn",
+      [],
+    ],
+    ["text input", questionRequest({ answer_type: { type: "text" } }), "Proceed?", ["abc"]],
+    ["secret input", questionRequest({ answer_type: { type: "secret" } }), "Proceed?", ["abc"]],
+    [
+      "reply message",
+      questionRequest({ answer_type: { type: "boolean" } }, { controls: ALL_CONTROLS }),
+      "[y,Y,n,N,b,r,s]",
+      ["r"],
+    ],
+    ["permission keys", permissionRequest(), "[y,Y,n,N,r,e,p]", []],
+    ["skip reason", permissionRequest(), "[y,Y,n,N,r,e,p]", ["r"]],
+    ["deliver keys", deliverRequest(), "[y,n,e]", []],
+  ];
+
+  it.each(atEveryPrompt)(
+    "Ctrl+C at the %s resolves cancelled",
+    async (_what, request, ready, keys) => {
+      const { term, ask } = harness();
+      const reply = ask(request);
+      await term.waitFor(ready);
+      term.press(...keys);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      term.press(KEYS.ctrlC);
+      await expect(reply).resolves.toEqual({ type: "cancelled" });
+    },
+  );
+
+  it("an aborted signal resolves cancelled", async () => {
+    const { term, ask } = harness();
+    const controller = new AbortController();
+    const reply = ask(permissionRequest(), controller.signal);
+    await term.waitFor("[y,Y,n,N,r,e,p]");
+    controller.abort();
+    await expect(reply).resolves.toEqual({ type: "cancelled" });
+  });
+
+  it("a signal aborted before asking resolves cancelled without drawing anything", async () => {
+    const { term, ask } = harness();
+    await expect(ask(permissionRequest(), AbortSignal.abort())).resolves.toEqual({
+      type: "cancelled",
+    });
+    expect(term.raw()).toBe("");
+  });
+
+  it("an abort while the editor is open stops the editor and resolves cancelled", async () => {
+    const editor = scriptedEditor([{ hang: true }]);
+    try {
+      const { ask } = harness({ env: editor.env });
+      const controller = new AbortController();
+      const reply = ask(permissionRequest({ mode: "edit" }), controller.signal);
+      await expect.poll(() => editor.seen().length).toBe(1);
+      controller.abort();
+      await expect(reply).resolves.toEqual({ type: "cancelled" });
+    } finally {
+      editor.cleanup();
+    }
+  });
+
+  it("close() cancels the prompt in flight", async () => {
+    const { term, ask, backend } = harness();
+    const reply = ask(deliverRequest());
+    await term.waitFor("[y,n,e]");
+    backend.close();
+    await expect(reply).resolves.toEqual({ type: "cancelled" });
+  });
+
+  it("a terminal whose input ends rejects (a backend failure, not a user's cancel)", async () => {
+    const { term, ask } = harness();
+    const reply = ask(deliverRequest());
+    await term.waitFor("[y,n,e]");
+    term.input.end();
+    await expect(reply).rejects.toThrow("the terminal input ended during the prompt");
+  });
+});
+
+describe("one prompt at a time", () => {
+  it("shows a second prompt only once the first is answered", async () => {
+    const { term, ask } = harness();
+    const first = ask(deliverRequest({ tool_name: "first" }));
+    const second = ask(deliverRequest({ tool_name: "second" }));
+    await term.waitFor("Deliver first result");
+    expect(term.plain()).not.toContain("second");
+    term.press("n");
+    await term.waitFor("Deliver second result");
+    term.press("y");
+    await expect(first).resolves.toEqual({ type: "skip" });
+    await expect(second).resolves.toEqual({ type: "deliver" });
+  });
+
+  it("lets a queued prompt whose signal aborts leave at once", async () => {
+    const { term, ask } = harness();
+    const first = ask(deliverRequest({ tool_name: "first" }));
+    const controller = new AbortController();
+    const second = ask(deliverRequest({ tool_name: "second" }), controller.signal);
+    await term.waitFor("Deliver first result");
+    controller.abort();
+    await expect(second).resolves.toEqual({ type: "cancelled" });
+    term.press("y");
+    await expect(first).resolves.toEqual({ type: "deliver" });
+  });
+});
+
+describe("isHumanReachable", () => {
+  it("is true with injected streams", () => {
+    expect(harness().backend.isHumanReachable()).toBe(true);
+  });
+
+  it.each([
+    ["a missing path", () => "/nonexistent/tty"],
+    [
+      "a regular file",
+      () => {
+        const dir = mkdtempSync(join(tmpdir(), "jp-tty-test-"));
+        const file = join(dir, "not-a-tty");
+        writeFileSync(file, "");
+        return file;
+      },
+    ],
+  ])("is false when the terminal path is %s", (_what, path) => {
+    const ttyPath = path();
+    try {
+      expect(createTerminalPromptBackend({ ttyPath }).isHumanReachable()).toBe(false);
+    } finally {
+      if (ttyPath.includes("jp-tty-test-")) rmSync(join(ttyPath, ".."), { recursive: true });
+    }
+  });
+
+  it("asking when the terminal cannot be opened rejects", async () => {
+    const backend = createTerminalPromptBackend({ ttyPath: "/nonexistent/tty" });
+    await expect(
+      backend.ask(deliverRequest(), { signal: new AbortController().signal }),
+    ).rejects.toThrow("cannot open the terminal /nonexistent/tty");
+  });
+
+  it("refuses only one injected stream", () => {
+    expect(() => createTerminalPromptBackend({ input: new PassThrough() })).toThrow(TypeError);
+  });
+});

@@ -1,0 +1,338 @@
+import type { Readable, Writable } from "node:stream";
+import type { ConnectionOptions, RpcCloseReason } from "../connection.js";
+import { DEFAULT_MAX_LINE_BYTES } from "../connection.js";
+import { JSON_RPC_ERROR_CODES, RpcError } from "../errors.js";
+import { cancelParamsSchema, describeIssues, RPC_METHODS } from "../protocol.js";
+import { LineSplitter } from "./line-splitter.js";
+import {
+  classify,
+  errorMessage,
+  type Incoming,
+  invalidRequestMessage,
+  notificationMessage,
+  type Outgoing,
+  parseErrorMessage,
+  type RpcErrorObject,
+  type RpcId,
+  requestMessage,
+} from "./message.js";
+import { findMethod, type MethodTable, methodNotFound, type Reply, serve } from "./methods.js";
+
+/** How one of our requests ended. */
+export type ResponseOutcome =
+  | { readonly type: "result"; readonly result: unknown }
+  | { readonly type: "error"; readonly error: RpcErrorObject }
+  /** The peer answered with something that is not a response. */
+  | { readonly type: "malformed"; readonly reason: string }
+  /** We gave up on it ({@link RpcPeer.cancel}). */
+  | { readonly type: "cancelled" }
+  | { readonly type: "closed"; readonly reason: RpcCloseReason };
+
+/** Options of {@link RpcPeer}. */
+export interface PeerOptions extends ConnectionOptions {
+  /** The methods this side serves. `$/cancelRequest` is built in. */
+  readonly methods: MethodTable;
+  /** Called once, synchronously, when the connection closes, before open requests settle. */
+  readonly onClose?: (reason: RpcCloseReason) => void;
+}
+
+/** How many given-up request ids are remembered, to drop their late answers quietly. */
+const MAX_ABANDONED = 1024;
+
+const describe = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause));
+
+/**
+ * One end of a newline-delimited JSON-RPC 2.0 connection: frames and parses lines, answers
+ * foreign input that is not JSON-RPC with the spec's errors, serves methods, correlates our
+ * requests with their responses by id, and settles everything still open when it closes.
+ * Nothing the peer sends can make it throw.
+ */
+export class RpcPeer {
+  /** Resolves once, when the connection closes, with why. */
+  readonly closed: Promise<RpcCloseReason>;
+  readonly #input: Readable;
+  readonly #output: Writable;
+  readonly #methods: MethodTable;
+  readonly #onProtocolError: ((error: RpcError) => void) | undefined;
+  readonly #onClose: ((reason: RpcCloseReason) => void) | undefined;
+  readonly #splitter: LineSplitter;
+  readonly #maxLineBytes: number;
+  readonly #pending = new Map<RpcId, (outcome: ResponseOutcome) => void>();
+  // Responses may still arrive for requests we gave up on; they are dropped without a report.
+  readonly #abandoned = new Set<RpcId>();
+  readonly #serving = new Map<RpcId, AbortController>();
+  #nextId = 1;
+  #closeReason: RpcCloseReason | undefined;
+  #resolveClosed: (reason: RpcCloseReason) => void = () => {};
+
+  readonly #onData = (chunk: Buffer | string) => {
+    for (const event of this.#splitter.push(chunk)) {
+      if (event.type === "line") this.#receiveLine(event.text);
+      else this.#rejectOversize(event.bytes);
+    }
+  };
+  readonly #onEnd = () => {
+    for (const event of this.#splitter.end()) {
+      if (event.type === "line") this.#receiveLine(event.text);
+    }
+    this.#shutdown({ kind: "input_ended", message: "the peer closed the connection" });
+  };
+  readonly #onInputClose = () =>
+    this.#shutdown({ kind: "input_ended", message: "the input stream closed" });
+  readonly #onInputError = (cause: unknown) =>
+    this.#shutdown({ kind: "input_error", message: `the input stream failed: ${describe(cause)}` });
+  readonly #onOutputClose = () =>
+    this.#shutdown({ kind: "output_closed", message: "the output stream closed" });
+  readonly #onOutputError = (cause: unknown) =>
+    this.#shutdown({
+      kind: "output_error",
+      message: `the output stream failed: ${describe(cause)}`,
+    });
+
+  constructor(options: PeerOptions) {
+    this.#input = options.input;
+    this.#output = options.output;
+    this.#methods = options.methods;
+    this.#onProtocolError = options.onProtocolError;
+    this.#onClose = options.onClose;
+    this.#maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    this.#splitter = new LineSplitter(this.#maxLineBytes);
+    this.closed = new Promise((resolve) => {
+      this.#resolveClosed = resolve;
+    });
+    this.#input.on("data", this.#onData);
+    this.#input.on("end", this.#onEnd);
+    this.#input.on("close", this.#onInputClose);
+    this.#input.on("error", this.#onInputError);
+    this.#output.on("close", this.#onOutputClose);
+    this.#output.on("error", this.#onOutputError);
+    if (this.#input.readableEnded || this.#input.destroyed) this.#onInputClose();
+    else if (!this.#output.writable) this.#onOutputClose();
+  }
+
+  /** Why the connection closed, or `undefined` while it is open. */
+  get closeReason(): RpcCloseReason | undefined {
+    return this.#closeReason;
+  }
+
+  /** Sends a request; the promise settles with its response, or when we give up or close. */
+  request(method: string, params: unknown): { id: RpcId; response: Promise<ResponseOutcome> } {
+    const id = this.#nextId++;
+    const closed = this.#closeReason;
+    if (closed !== undefined) {
+      return { id, response: Promise.resolve({ type: "closed", reason: closed }) };
+    }
+    const line = JSON.stringify(requestMessage(id, method, params));
+    const response = new Promise<ResponseOutcome>((resolve) => this.#pending.set(id, resolve));
+    this.#writeLine(line);
+    return { id, response };
+  }
+
+  /** Gives up on one of our requests: it settles `cancelled` and the peer is told. */
+  cancel(id: RpcId): void {
+    const settle = this.#pending.get(id);
+    if (settle === undefined) return;
+    this.#pending.delete(id);
+    this.#abandoned.add(id);
+    // A peer that never answers cancelled requests must not grow this set without bound.
+    if (this.#abandoned.size > MAX_ABANDONED) {
+      this.#abandoned.delete(this.#abandoned.values().next().value as RpcId);
+    }
+    settle({ type: "cancelled" });
+    this.notify(RPC_METHODS.cancelRequest, { id });
+  }
+
+  /** Sends a notification (dropped once closed). */
+  notify(method: string, params: unknown): void {
+    if (this.#closeReason === undefined)
+      this.#writeLine(JSON.stringify(notificationMessage(method, params)));
+  }
+
+  /**
+   * Closes this side: tells the peer to drop our open requests, settles them, aborts what we
+   * serve, and stops reading. The streams belong to the host and are neither ended nor destroyed.
+   */
+  close(): void {
+    if (this.#closeReason !== undefined) return;
+    for (const id of this.#pending.keys()) this.notify(RPC_METHODS.cancelRequest, { id });
+    this.#shutdown({ kind: "closed", message: "the connection was closed by this side" });
+    // Paused, a process's stdin no longer keeps the event loop alive.
+    this.#input.pause();
+  }
+
+  #shutdown(reason: RpcCloseReason): void {
+    if (this.#closeReason !== undefined) return;
+    this.#closeReason = reason;
+    this.#input.off("data", this.#onData);
+    this.#input.off("end", this.#onEnd);
+    this.#input.off("close", this.#onInputClose);
+    this.#output.off("close", this.#onOutputClose);
+    // The error listeners stay (they do nothing now): a stream error with no listener, such as
+    // EPIPE on a dead child's stdin, would crash the host process.
+    this.#onClose?.(reason);
+    const pending = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const settle of pending) settle({ type: "closed", reason });
+    for (const controller of this.#serving.values()) controller.abort();
+    this.#serving.clear();
+    this.#resolveClosed(reason);
+  }
+
+  #report(message: string): void {
+    try {
+      this.#onProtocolError?.(new RpcError("protocol", message));
+    } catch {
+      // A failing logger must not break the connection.
+    }
+  }
+
+  #writeLine(line: string): void {
+    if (this.#closeReason !== undefined) return;
+    if (!this.#output.writable) {
+      this.#onOutputClose();
+      return;
+    }
+    try {
+      this.#output.write(`${line}\n`);
+    } catch (cause) {
+      this.#onOutputError(cause);
+    }
+  }
+
+  #send(message: Outgoing): void {
+    this.#writeLine(this.#serialize(message));
+  }
+
+  /** Writes replies (as one batch array if `batch`), then runs their after-reply callbacks. */
+  #reply(replies: readonly Reply[], batch: boolean): void {
+    const parts = replies.map((reply) => this.#serialize(reply.message));
+    this.#writeLine(batch ? `[${parts.join(",")}]` : parts.join(""));
+    for (const reply of replies) for (const callback of reply.after) callback();
+  }
+
+  // Only a handler's result can fail to serialize (a cycle, a BigInt): it becomes an error.
+  #serialize(message: Outgoing): string {
+    try {
+      return JSON.stringify(message);
+    } catch (cause) {
+      const id = (message.id ?? null) as RpcId | null;
+      const error = {
+        code: JSON_RPC_ERROR_CODES.internal_error,
+        message: `the result is not JSON: ${describe(cause)}`,
+      };
+      return JSON.stringify(errorMessage(id, error));
+    }
+  }
+
+  #rejectOversize(bytes: number): void {
+    const reason = `the message exceeds the maximum line length of ${this.#maxLineBytes} bytes (at least ${bytes} bytes)`;
+    this.#report(reason);
+    this.#send(invalidRequestMessage(null, reason));
+  }
+
+  #receiveLine(text: string): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (cause) {
+      this.#report(`the peer sent a line that is not JSON: ${describe(cause)}`);
+      this.#send(parseErrorMessage(describe(cause)));
+      return;
+    }
+    if (!Array.isArray(value)) {
+      void this.#dispatch(classify(value)).then((reply) => {
+        if (reply !== undefined) this.#reply([reply], false);
+      });
+      return;
+    }
+    if (value.length === 0) {
+      this.#report("the peer sent an empty batch");
+      this.#send(invalidRequestMessage(null, "an empty batch"));
+      return;
+    }
+    // A batch: every member starts now, in order; the replies go back as one array, and none
+    // at all if the batch held only notifications and responses (JSON-RPC 2.0 §6).
+    void Promise.all(value.map((item) => this.#dispatch(classify(item)))).then((replies) => {
+      const present = replies.filter((reply): reply is Reply => reply !== undefined);
+      if (present.length > 0) this.#reply(present, true);
+    });
+  }
+
+  // Synchronous up to the handler call, so that a `$/cancelRequest` on the next line always
+  // finds the request it cancels already registered.
+  async #dispatch(incoming: Incoming): Promise<Reply | undefined> {
+    switch (incoming.type) {
+      case "invalid":
+        this.#report(`the peer sent an invalid message: ${incoming.reason}`);
+        if (incoming.answering !== undefined) {
+          this.#settle(incoming.answering, { type: "malformed", reason: incoming.reason });
+        }
+        return { message: invalidRequestMessage(incoming.id, incoming.reason), after: [] };
+      case "response":
+        this.#receiveResponse(incoming);
+        return undefined;
+      case "notification":
+        this.#receiveNotification(incoming.method, incoming.params);
+        return undefined;
+      case "request":
+        return this.#serve(incoming.id, incoming.method, incoming.params);
+    }
+  }
+
+  #settle(id: RpcId, outcome: ResponseOutcome): boolean {
+    const settle = this.#pending.get(id);
+    if (settle === undefined) return false;
+    this.#pending.delete(id);
+    settle(outcome);
+    return true;
+  }
+
+  #receiveResponse(response: Extract<Incoming, { type: "response" }>): void {
+    const { id, outcome } = response;
+    if (id !== null && this.#settle(id, outcome)) return;
+    if (id !== null && this.#abandoned.delete(id)) return;
+    if (id === null && outcome.type === "error") {
+      this.#report(`the peer reported an error: ${outcome.error.message} (${outcome.error.code})`);
+      return;
+    }
+    this.#report(`the peer answered an unknown request id ${JSON.stringify(id)}`);
+  }
+
+  #receiveNotification(method: string, params: unknown): void {
+    if (method === RPC_METHODS.cancelRequest) {
+      const parsed = cancelParamsSchema.safeParse(params);
+      if (parsed.success) this.#serving.get(parsed.data.id)?.abort();
+      else this.#report(`invalid ${method} params: ${describeIssues(parsed.error)}`);
+      return;
+    }
+    const handler = findMethod(this.#methods, method);
+    // JSON-RPC never answers a notification, not even an unknown one.
+    if (handler === undefined) return;
+    const parsed = handler.params.safeParse(params);
+    if (!parsed.success) {
+      this.#report(`invalid ${method} params: ${describeIssues(parsed.error)}`);
+      return;
+    }
+    void Promise.resolve()
+      .then(() =>
+        handler.handle(parsed.data, {
+          signal: new AbortController().signal,
+          afterReply: (callback) => callback(),
+        }),
+      )
+      .catch((cause: unknown) => this.#report(`${method} failed: ${describe(cause)}`));
+  }
+
+  async #serve(id: RpcId | null, method: string, params: unknown): Promise<Reply | undefined> {
+    const handler = findMethod(this.#methods, method);
+    if (handler === undefined) return methodNotFound(id, method);
+    const controller = new AbortController();
+    if (id !== null) this.#serving.set(id, controller);
+    try {
+      const reply = await serve(handler, { id, method, params }, controller.signal);
+      return this.#closeReason === undefined ? reply : undefined;
+    } finally {
+      if (id !== null && this.#serving.get(id) === controller) this.#serving.delete(id);
+    }
+  }
+}

@@ -1,0 +1,320 @@
+import type { AskOptions, PromptBackend, PromptRequest, ReplyFor } from "@jp/coordinator";
+import { err, ok, type Result } from "neverthrow";
+import type { ConnectionOptions, RpcCloseReason } from "./connection.js";
+import { JSON_RPC_ERROR_CODES, RpcError } from "./errors.js";
+import { defineMethod } from "./internal/methods.js";
+import { type ResponseOutcome, RpcPeer } from "./internal/peer.js";
+import {
+  askUserResultSchema,
+  type ClientCapabilities,
+  describeIssues,
+  type InitializeParams,
+  type InitializeResult,
+  initializeParamsSchema,
+  PROTOCOL_VERSION,
+  type PromptReply,
+  REPLY_SCHEMAS,
+  RPC_METHODS,
+} from "./protocol.js";
+import { planAskUser } from "./simple-prompts.js";
+
+/** How long a new backend waits for a client's `initialize` before no human counts as reachable. */
+export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 2000;
+
+/** Options of {@link createRpcPromptBackend}. */
+export interface RpcPromptBackendOptions extends ConnectionOptions {
+  /** Sent with every prompt (`session_id`) and in the `initialize` result. */
+  readonly sessionId: string;
+  /**
+   * Longest wait for one prompt's answer; then the client is sent `$/cancelRequest` and the
+   * prompt rejects (`timeout`). Default: no limit — a human takes the time they take.
+   */
+  readonly timeoutMs?: number;
+  /**
+   * How long after creation a client may take to send `initialize` before a human counts as
+   * unreachable (default {@link DEFAULT_HANDSHAKE_TIMEOUT_MS}). A later `initialize` still
+   * connects it.
+   */
+  readonly handshakeTimeoutMs?: number;
+  /** Returned to the client as `server_info` (default `{ name: "@jp/rpc" }`). */
+  readonly serverInfo?: InitializeResult["server_info"];
+}
+
+/**
+ * Where the backend stands: waiting for a client's `initialize` (start-up), `no_client` (the
+ * handshake deadline passed; a late client still connects), `ready`, or `closed` for good.
+ */
+export type RpcBackendState = "waiting_for_client" | "no_client" | "ready" | "closed";
+
+/** A {@link PromptBackend} that asks a UI client over JSON-RPC, with its connection's controls. */
+export interface RpcPromptBackend extends PromptBackend {
+  /** The connection's state now. */
+  readonly state: RpcBackendState;
+  /** What the client announced in `initialize`, once it has. */
+  readonly client: InitializeParams | undefined;
+  /** Resolves when the connection closes, with why. */
+  readonly closed: Promise<RpcCloseReason>;
+  /** Resolves `true` once a client is ready; `false` on close, timeout or abort. */
+  waitForClient(options?: {
+    readonly timeoutMs?: number;
+    readonly signal?: AbortSignal;
+  }): Promise<boolean>;
+  /** Sends `$/cancelRequest` for open prompts, resolves them cancelled, and stops reading. */
+  close(): void;
+}
+
+type State =
+  | { readonly type: "waiting_for_client" }
+  | { readonly type: "no_client" }
+  | { readonly type: "ready"; readonly client: InitializeParams }
+  | { readonly type: "closed"; readonly reason: RpcCloseReason };
+
+/** One prompt as one request: the method, its params, and how its result becomes a reply. */
+interface Plan {
+  readonly method: string;
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly decode: (result: unknown) => Result<PromptReply, string>;
+}
+
+const CANCELLED: PromptReply = { type: "cancelled" };
+
+/**
+ * The agent side: a {@link PromptBackend} that shows prompts to a UI client on the other end of
+ * two streams (newline-delimited JSON-RPC 2.0). The client connects by sending `initialize`;
+ * a `rich` client gets `client/prompt`, a `simple` one Opal's `client/ask_user`.
+ *
+ * @example
+ * const child = spawn("my-ui", { stdio: ["pipe", "pipe", "inherit"] });
+ * const prompts = createRpcPromptBackend({ input: child.stdout, output: child.stdin, sessionId });
+ * const coordinator = new ToolCoordinator({ stream, tools, executors, prompts });
+ */
+export function createRpcPromptBackend(options: RpcPromptBackendOptions): RpcPromptBackend {
+  return new RpcPromptBackendImpl(options);
+}
+
+class RpcPromptBackendImpl implements RpcPromptBackend {
+  #state: State = { type: "waiting_for_client" };
+  readonly #changed = new Set<() => void>();
+  readonly #peer: RpcPeer;
+  readonly #sessionId: string;
+  readonly #timeoutMs: number | undefined;
+  readonly #serverInfo: InitializeResult["server_info"];
+  readonly #handshake: ReturnType<typeof setTimeout>;
+
+  constructor(options: RpcPromptBackendOptions) {
+    this.#sessionId = options.sessionId;
+    this.#timeoutMs = options.timeoutMs;
+    this.#serverInfo = options.serverInfo ?? { name: "@jp/rpc" };
+    this.#handshake = setTimeout(() => {
+      if (this.#state.type === "waiting_for_client") this.#enter({ type: "no_client" });
+    }, options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS);
+    // The deadline alone must not keep the agent process alive.
+    this.#handshake.unref();
+    this.#peer = new RpcPeer({
+      ...options,
+      methods: {
+        [RPC_METHODS.initialize]: defineMethod(initializeParamsSchema, (params, context) =>
+          this.#initialize(params, context.afterReply),
+        ),
+      },
+      onClose: (reason) => {
+        clearTimeout(this.#handshake);
+        this.#enter({ type: "closed", reason });
+      },
+    });
+  }
+
+  get state(): RpcBackendState {
+    return this.#state.type;
+  }
+
+  get client(): InitializeParams | undefined {
+    return this.#state.type === "ready" ? this.#state.client : undefined;
+  }
+
+  get closed(): Promise<RpcCloseReason> {
+    return this.#peer.closed;
+  }
+
+  async isHumanReachable(): Promise<boolean> {
+    await this.#until((state) => state.type !== "waiting_for_client");
+    return this.#state.type === "ready";
+  }
+
+  async waitForClient(
+    options: { readonly timeoutMs?: number; readonly signal?: AbortSignal } = {},
+  ): Promise<boolean> {
+    const signals = [options.signal, timeoutSignal(options.timeoutMs)].filter(
+      (signal): signal is AbortSignal => signal !== undefined,
+    );
+    const signal = signals.length === 0 ? undefined : AbortSignal.any(signals);
+    await this.#until((state) => state.type === "ready" || state.type === "closed", signal);
+    return this.#state.type === "ready";
+  }
+
+  async ask<R extends PromptRequest>(request: R, options: AskOptions): Promise<ReplyFor<R>> {
+    return (await this.#ask(request, options.signal)) as ReplyFor<R>;
+  }
+
+  close(): void {
+    clearTimeout(this.#handshake);
+    this.#peer.close();
+  }
+
+  async #ask(request: PromptRequest, signal: AbortSignal): Promise<PromptReply> {
+    await this.#until((state) => state.type !== "waiting_for_client", signal);
+    if (signal.aborted) return CANCELLED;
+    const state = this.#state;
+    switch (state.type) {
+      case "closed":
+        throw new RpcError("disconnected", `no client is connected: ${state.reason.message}`);
+      case "no_client":
+      case "waiting_for_client":
+        throw new RpcError("no_client", "no client has connected (none sent initialize in time)");
+      case "ready": {
+        const plan = this.#plan(request, state.client.capabilities);
+        if (plan.isErr()) throw plan.error;
+        return this.#exchange(request, plan.value, signal);
+      }
+    }
+  }
+
+  #plan(request: PromptRequest, capabilities: ClientCapabilities): Result<Plan, RpcError> {
+    const session_id = this.#sessionId;
+    if (capabilities.prompts === "rich") {
+      const schema = REPLY_SCHEMAS[request.kind];
+      return ok({
+        method: RPC_METHODS.prompt,
+        params: { session_id, prompt: request },
+        decode: (result) => {
+          const parsed = schema.safeParse(result);
+          return parsed.success ? ok(parsed.data) : err(describeIssues(parsed.error));
+        },
+      });
+    }
+    const planned = planAskUser(request);
+    if (planned.isErr()) {
+      const message = `the client announced simple prompts and cannot show this ${request.kind} prompt: ${planned.error}`;
+      return err(new RpcError("unsupported_prompt", message));
+    }
+    const { question, choices, decode } = planned.value;
+    return ok({
+      method: RPC_METHODS.askUser,
+      params: { session_id, question, ...(choices === undefined ? {} : { choices }) },
+      decode: (result) => {
+        const parsed = askUserResultSchema.safeParse(result);
+        return parsed.success ? decode(parsed.data.answer) : err(describeIssues(parsed.error));
+      },
+    });
+  }
+
+  async #exchange(request: PromptRequest, plan: Plan, signal: AbortSignal): Promise<PromptReply> {
+    const { id, response } = this.#peer.request(plan.method, plan.params);
+    let timedOut = false;
+    const cancel = () => this.#peer.cancel(id);
+    signal.addEventListener("abort", cancel, { once: true });
+    const timer =
+      this.#timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            cancel();
+          }, this.#timeoutMs);
+    let outcome: ResponseOutcome;
+    try {
+      outcome = await response;
+    } finally {
+      signal.removeEventListener("abort", cancel);
+      clearTimeout(timer);
+    }
+    return this.#replyOf(request, plan, outcome, timedOut);
+  }
+
+  #replyOf(
+    request: PromptRequest,
+    plan: Plan,
+    outcome: ResponseOutcome,
+    timedOut: boolean,
+  ): PromptReply {
+    const what = `the ${request.kind} prompt of tool ${request.tool_name}`;
+    switch (outcome.type) {
+      case "result": {
+        const reply = plan.decode(outcome.result);
+        if (reply.isOk()) return reply.value;
+        throw new RpcError(
+          "invalid_reply",
+          `the client's result for ${plan.method} (${what}) is not a valid reply: ${reply.error}`,
+        );
+      }
+      case "error": {
+        const { code, message, data } = outcome.error;
+        // The client's way of saying "the user dismissed it" without a typed reply.
+        if (code === JSON_RPC_ERROR_CODES.request_cancelled) return CANCELLED;
+        throw new RpcError("remote", `the client failed ${what}: ${message}`, { code, data });
+      }
+      case "malformed":
+        throw new RpcError(
+          "invalid_reply",
+          `the client answered ${what} with an invalid response: ${outcome.reason}`,
+        );
+      case "cancelled":
+        if (!timedOut) return CANCELLED;
+        throw new RpcError(
+          "timeout",
+          `the client did not answer ${what} within ${this.#timeoutMs} ms`,
+        );
+      case "closed":
+        // The UI went away: nobody is there to answer, which is what a cancel records.
+        return CANCELLED;
+    }
+  }
+
+  #initialize(
+    params: InitializeParams,
+    afterReply: (callback: () => void) => void,
+  ): InitializeResult {
+    if (params.protocol_version !== PROTOCOL_VERSION) {
+      throw new RpcError(
+        "protocol",
+        `unsupported protocol_version ${params.protocol_version}; this server speaks ${PROTOCOL_VERSION}`,
+        { code: JSON_RPC_ERROR_CODES.invalid_params },
+      );
+    }
+    clearTimeout(this.#handshake);
+    // Ready only once the answer is written, so that no prompt reaches the client before it.
+    // A client may announce itself again (e.g. after a UI reload); the newest announcement wins.
+    afterReply(() => this.#enter({ type: "ready", client: params }));
+    return {
+      protocol_version: PROTOCOL_VERSION,
+      session_id: this.#sessionId,
+      server_info: this.#serverInfo,
+    };
+  }
+
+  #enter(state: State): void {
+    if (this.#state.type === "closed") return;
+    this.#state = state;
+    for (const listener of [...this.#changed]) listener();
+  }
+
+  /** Resolves once `done(state)` holds, or when `signal` aborts. */
+  #until(done: (state: State) => boolean, signal?: AbortSignal): Promise<void> {
+    if (done(this.#state) || signal?.aborted === true) return Promise.resolve();
+    return new Promise((resolve) => {
+      const finish = () => {
+        this.#changed.delete(check);
+        signal?.removeEventListener("abort", finish);
+        resolve();
+      };
+      const check = () => {
+        if (done(this.#state)) finish();
+      };
+      this.#changed.add(check);
+      signal?.addEventListener("abort", finish, { once: true });
+    });
+  }
+}
+
+function timeoutSignal(ms: number | undefined): AbortSignal | undefined {
+  return ms === undefined ? undefined : AbortSignal.timeout(ms);
+}

@@ -1,0 +1,36 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type ChildSession, EXAMPLE_CLIENT, STARTUP_MS, spawnClient } from "./child-client.js";
+import { never, REQUESTS } from "./support.js";
+
+// The example client of examples/rpc-client, run as its README says, answering from a script.
+// CI has no /dev/tty, so prompts past the script are cancelled.
+
+let session: ChildSession | undefined;
+afterEach(() => session?.stop());
+
+describe("examples/rpc-client", { timeout: STARTUP_MS + 10_000 }, () => {
+  it("answers rich prompts from its scripted answers, then cancels", async () => {
+    session = await spawnClient(EXAMPLE_CLIENT, ["yes", "blue", ":back", "skip", "edit me"]);
+    const ask = (request: Parameters<ChildSession["backend"]["ask"]>[0]) =>
+      session?.backend.ask(request, { signal: never() });
+    expect(session.backend.client).toMatchObject({ capabilities: { prompts: "rich" } });
+    expect(await ask(REQUESTS.boolean)).toEqual({ type: "answer", value: true });
+    expect(await ask(REQUESTS.select)).toEqual({ type: "answer", value: "blue" });
+    expect(await ask(REQUESTS.text)).toEqual({ type: "back" });
+    expect(await ask(REQUESTS.permission)).toEqual({ type: "skip" });
+    expect(await ask(REQUESTS.text)).toEqual({ type: "answer", value: "edit me" });
+    expect(await ask(REQUESTS.deliver)).toEqual({ type: "cancelled" });
+  });
+
+  it("with --simple, answers client/ask_user and dismisses what it cannot answer", async () => {
+    session = await spawnClient(EXAMPLE_CLIENT, ["--simple", "no"]);
+    expect(session.backend.client).toMatchObject({ capabilities: { prompts: "simple" } });
+    const signal = never();
+    expect(await session.backend.ask(REQUESTS.boolean, { signal })).toEqual({
+      type: "answer",
+      value: false,
+    });
+    // No answer left: the client answers -32800, which reads as the user cancelling.
+    expect(await session.backend.ask(REQUESTS.select, { signal })).toEqual({ type: "cancelled" });
+  });
+});

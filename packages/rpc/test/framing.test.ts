@@ -1,0 +1,171 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createRpcPromptBackend, type RpcError, type RpcPromptBackend } from "../src/index.js";
+import { never, pipes, REQUESTS } from "./support.js";
+
+// Framing and JSON-RPC error handling, seen from the far end of a backend: whatever arrives,
+// the session answers as the spec says and goes on.
+
+const HELLO = {
+  jsonrpc: "2.0",
+  id: "hello",
+  method: "initialize",
+  params: { protocol_version: 1, capabilities: { prompts: "rich" } },
+};
+
+let backend: RpcPromptBackend | undefined;
+afterEach(() => backend?.close());
+
+function connect(maxLineBytes?: number) {
+  const wire = pipes();
+  const reports: RpcError[] = [];
+  backend = createRpcPromptBackend({
+    input: wire.input,
+    output: wire.output,
+    sessionId: "s1",
+    onProtocolError: (error) => reports.push(error),
+    ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
+  });
+  return { ...wire, backend, reports };
+}
+
+describe("foreign input", () => {
+  it("answers a line that is not JSON with -32700 (id null), then serves the next message", async () => {
+    const { remote, reports } = connect();
+    remote.write("this is not json\n");
+    expect(await remote.next()).toMatchObject({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32700, message: expect.stringMatching(/^Parse error/) },
+    });
+    expect(reports.map((r) => r.kind)).toEqual(["protocol"]);
+    remote.send(HELLO);
+    expect(await remote.next()).toMatchObject({ id: "hello", result: { session_id: "s1" } });
+  });
+
+  it("answers JSON that is not a JSON-RPC message with -32600, keeping a readable id", async () => {
+    const { remote } = connect();
+    remote.send({ hello: "world" });
+    expect(await remote.next()).toMatchObject({ id: null, error: { code: -32600 } });
+    remote.send({ jsonrpc: "1.0", id: 7, method: "initialize" });
+    expect(await remote.next()).toMatchObject({ id: 7, error: { code: -32600 } });
+    remote.send(42);
+    expect(await remote.next()).toMatchObject({ id: null, error: { code: -32600 } });
+  });
+
+  it("answers an unknown method with -32601 and ignores an unknown notification", async () => {
+    const { remote } = connect();
+    remote.send({ jsonrpc: "2.0", method: "client/whatever" });
+    remote.send({ jsonrpc: "2.0", id: 2, method: "server/unknown", params: {} });
+    expect(await remote.next()).toEqual({
+      jsonrpc: "2.0",
+      id: 2,
+      error: { code: -32601, message: "Method not found: server/unknown" },
+    });
+  });
+
+  it("does not treat Object.prototype names as methods", async () => {
+    const { remote } = connect();
+    remote.send({ jsonrpc: "2.0", id: 3, method: "constructor" });
+    expect(await remote.next()).toMatchObject({ id: 3, error: { code: -32601 } });
+  });
+
+  it("answers bad params with -32602, naming the field", async () => {
+    const { remote, backend } = connect();
+    remote.send({ ...HELLO, params: { protocol_version: 1, capabilities: { prompts: "fancy" } } });
+    const reply = await remote.next();
+    expect(reply).toMatchObject({ id: "hello", error: { code: -32602 } });
+    expect(reply.error.message).toContain("capabilities.prompts");
+    expect(reply.error.data.issues[0].path).toEqual(["capabilities", "prompts"]);
+    expect(backend.state).toBe("waiting_for_client");
+  });
+
+  it("rejects an unsupported protocol_version with -32602", async () => {
+    const { remote } = connect();
+    remote.send({ ...HELLO, params: { protocol_version: 2, capabilities: { prompts: "rich" } } });
+    const reply = await remote.next();
+    expect(reply).toMatchObject({ id: "hello", error: { code: -32602 } });
+    expect(reply.error.message).toContain("protocol_version 2");
+  });
+
+  it("rejects an oversize line with -32600 without buffering it, then goes on", async () => {
+    const { remote, reports } = connect(64);
+    remote.write(`{"jsonrpc":"2.0","method":"x","params":{"pad":"${"a".repeat(100)}`);
+    remote.write(`${"b".repeat(1000)}"}}\n`);
+    const reply = await remote.next();
+    expect(reply).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(reply.error.message).toContain("maximum line length of 64 bytes");
+    expect(reports).toHaveLength(1);
+    remote.send({ jsonrpc: "2.0", id: 1, method: "nope" });
+    expect(await remote.next()).toMatchObject({ id: 1, error: { code: -32601 } });
+  });
+
+  it("reads partial chunks and CRLF line ends", async () => {
+    const { remote } = connect();
+    const line = JSON.stringify(HELLO);
+    remote.write(line.slice(0, 10));
+    remote.write(line.slice(10, 40));
+    remote.write(`${line.slice(40)}\r`);
+    remote.write("\n");
+    expect(await remote.next()).toMatchObject({ id: "hello", result: { protocol_version: 1 } });
+  });
+});
+
+describe("batches (supported, JSON-RPC 2.0 §6)", () => {
+  it("answers a batch with one array, in order, with an error in the slot of a bad member", async () => {
+    const { remote } = connect();
+    remote.send([
+      HELLO,
+      { jsonrpc: "2.0", method: "ignored/notification" },
+      { foo: "boo" },
+      { jsonrpc: "2.0", id: 9, method: "nope" },
+    ]);
+    expect(await remote.next()).toEqual([
+      { jsonrpc: "2.0", id: "hello", result: expect.objectContaining({ session_id: "s1" }) },
+      { jsonrpc: "2.0", id: null, error: expect.objectContaining({ code: -32600 }) },
+      { jsonrpc: "2.0", id: 9, error: expect.objectContaining({ code: -32601 }) },
+    ]);
+  });
+
+  it("answers an empty batch with a single -32600 error", async () => {
+    const { remote } = connect();
+    remote.send([]);
+    expect(await remote.next()).toMatchObject({ id: null, error: { code: -32600 } });
+  });
+
+  it("sends nothing for a batch of notifications, and settles responses that come in one", async () => {
+    const { remote, backend } = connect();
+    remote.send([
+      { jsonrpc: "2.0", method: "a" },
+      { jsonrpc: "2.0", method: "b" },
+    ]);
+    remote.send(HELLO);
+    expect(await remote.next()).toMatchObject({ id: "hello" });
+    const first = backend.ask(REQUESTS.boolean, { signal: never() });
+    const second = backend.ask(REQUESTS.text, { signal: never() });
+    const a = await remote.next();
+    const b = await remote.next();
+    remote.send([
+      { jsonrpc: "2.0", id: b.id, result: { type: "answer", value: "bee" } },
+      { jsonrpc: "2.0", id: a.id, result: { type: "answer", value: true } },
+    ]);
+    expect(await first).toEqual({ type: "answer", value: true });
+    expect(await second).toEqual({ type: "answer", value: "bee" });
+    remote.send({ jsonrpc: "2.0", id: 1, method: "nope" });
+    // Nothing was sent for the batch of responses: the next message is this error.
+    expect(await remote.next()).toMatchObject({ id: 1, error: { code: -32601 } });
+  });
+});
+
+describe("responses the backend did not expect", () => {
+  it("reports a response to an unknown id and an id-null error, without answering them", async () => {
+    const { remote, reports } = connect();
+    remote.send({ jsonrpc: "2.0", id: 999, result: {} });
+    remote.send({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
+    remote.send({ jsonrpc: "2.0", id: 1, method: "nope" });
+    expect(await remote.next()).toMatchObject({ id: 1, error: { code: -32601 } });
+    expect(reports.map((r) => r.message)).toEqual([
+      "the peer answered an unknown request id 999",
+      "the peer reported an error: Parse error (-32700)",
+    ]);
+  });
+});

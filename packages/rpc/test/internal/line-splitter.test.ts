@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { type LineEvent, LineSplitter } from "../../src/internal/line-splitter.js";
+
+const lines = (events: LineEvent[]) => events.map((e) => (e.type === "line" ? e.text : e));
+
+describe("LineSplitter", () => {
+  it("joins a line split across chunks", () => {
+    const splitter = new LineSplitter(100);
+    expect(splitter.push('{"a":')).toEqual([]);
+    expect(splitter.push("1}")).toEqual([]);
+    expect(lines(splitter.push('\n{"b":2}\n{"c"'))).toEqual(['{"a":1}', '{"b":2}']);
+    expect(lines(splitter.push(":3}\n"))).toEqual(['{"c":3}']);
+  });
+
+  it("drops the \\r of CRLF line ends, also when the \\n arrives in the next chunk", () => {
+    const splitter = new LineSplitter(100);
+    expect(lines(splitter.push("one\r\ntwo\r"))).toEqual(["one"]);
+    expect(lines(splitter.push("\n"))).toEqual(["two"]);
+  });
+
+  it("keeps a UTF-8 character split between chunks intact", () => {
+    const bytes = Buffer.from('"héllo ✓"\n', "utf8");
+    const splitter = new LineSplitter(100);
+    const cut = bytes.indexOf(0xa9); // inside the two-byte "é"
+    expect(splitter.push(bytes.subarray(0, cut))).toEqual([]);
+    expect(lines(splitter.push(bytes.subarray(cut)))).toEqual(['"héllo ✓"']);
+  });
+
+  it("skips blank lines", () => {
+    expect(lines(new LineSplitter(100).push("\n\r\n  \nx\n\n"))).toEqual(["x"]);
+  });
+
+  it("reports an oversize line once, discards it up to its newline, then goes on", () => {
+    const splitter = new LineSplitter(10);
+    expect(splitter.push("0123456")).toEqual([]);
+    expect(splitter.push("789abc")).toEqual([{ type: "oversize", bytes: 13 }]);
+    expect(splitter.push("more and more")).toEqual([]);
+    expect(lines(splitter.push("tail\nok\n"))).toEqual(["ok"]);
+  });
+
+  it("accepts a line of exactly the limit", () => {
+    expect(lines(new LineSplitter(4).push("abcd\nabcde\n"))).toEqual([
+      "abcd",
+      { type: "oversize", bytes: 5 },
+    ]);
+  });
+
+  it("counts the limit in bytes, not characters", () => {
+    expect(lines(new LineSplitter(4).push("éé\néé!\n"))).toEqual([
+      "éé",
+      { type: "oversize", bytes: 5 },
+    ]);
+  });
+
+  it("returns a last line without a newline at the end of input", () => {
+    const splitter = new LineSplitter(100);
+    expect(splitter.push("last")).toEqual([]);
+    expect(lines(splitter.end())).toEqual(["last"]);
+    expect(splitter.end()).toEqual([]);
+  });
+
+  it("accepts Uint8Array chunks without copying semantics getting in the way", () => {
+    const splitter = new LineSplitter(100);
+    expect(lines(splitter.push(new TextEncoder().encode("a\nb\n")))).toEqual(["a", "b"]);
+  });
+});
