@@ -17,8 +17,21 @@ export interface CallOutcome extends CallResult {
   readonly endTurn: boolean;
 }
 
-/** Resolves a tool's configuration by name. */
-export type ConfigResolver = (name: string) => ResolvedToolConfig;
+/** What one tool call needs from the coordinator. */
+export interface CallSetup {
+  readonly executors: ExecutorSource;
+  /** Resolves a tool's configuration by name. */
+  readonly resolve: (name: string) => ResolvedToolConfig;
+  /** A call that asks more questions than this fails (a tool stuck re-asking). */
+  readonly maxQuestions: number;
+}
+
+/** One call in flight: the run it belongs to, the call, and how it reports its state. */
+interface CallRun {
+  readonly ctx: RunContext;
+  readonly setup: CallSetup;
+  readonly state: (next: ToolCallState) => void;
+}
 
 /**
  * One tool call from start to finish: availability, permission, passes of the tool with the
@@ -26,35 +39,29 @@ export type ConfigResolver = (name: string) => ResolvedToolConfig;
  */
 export async function runToolCall(
   ctx: RunContext,
-  executors: ExecutorSource,
-  resolve: ConfigResolver,
+  setup: CallSetup,
   call: ToolCall,
-  limits: { readonly maxQuestions: number },
 ): Promise<CallOutcome> {
   const state = (next: ToolCallState) =>
     ctx.emitter.emit("tool-state", { tool_call_id: call.id, tool_name: call.name, state: next });
   state("queued");
-  const outcome = await attempt(ctx, executors, resolve, call, limits, state);
+  const outcome = await attempt({ ctx, setup, state }, call);
   state("completed");
   return outcome;
 }
 
-async function attempt(
-  ctx: RunContext,
-  executors: ExecutorSource,
-  resolve: ConfigResolver,
-  call: ToolCall,
-  limits: { readonly maxQuestions: number },
-  state: (next: ToolCallState) => void,
-): Promise<CallOutcome> {
-  const config = resolve(call.name);
-  const executor = config.enable.state ? executors.executorFor(call, config) : undefined;
-  if (executor === undefined)
+async function attempt(run: CallRun, call: ToolCall): Promise<CallOutcome> {
+  const { ctx, setup, state } = run;
+  const config = setup.resolve(call.name);
+  const executor = config.enable.state ? setup.executors.executorFor(call, config) : undefined;
+  if (executor === undefined) {
     return finish({ content: notAvailableMessage(call.name), is_error: true });
+  }
   state("awaiting_permission");
   const permission = await decidePermission(ctx, call, config);
   if (permission.type === "done") return finish(permission);
-  const ran = await passes(ctx, executor, permission.call, config, limits, state);
+  // The tool runs with the arguments the human approved (possibly edited).
+  const ran = await passes(run, executor, permission.call, config);
   if (ran.source !== "tool") return ran.outcome;
   state("awaiting_delivery");
   return finish(await deliverResult(ctx, permission.call, config, ran.outcome));
@@ -67,13 +74,13 @@ function finish(result: CallResult, endTurn = false): CallOutcome {
 type Ran = { readonly source: "tool" | "coordinator"; readonly outcome: CallOutcome };
 
 async function passes(
-  ctx: RunContext,
+  run: CallRun,
   executor: Executor,
   call: ToolCall,
   config: ResolvedToolConfig,
-  limits: { readonly maxQuestions: number },
-  state: (next: ToolCallState) => void,
 ): Promise<Ran> {
+  const { ctx, state } = run;
+  const { maxQuestions } = run.setup;
   const walk = new AnswerWalk();
   const stop = (content: string, is_error: boolean, endTurn = false): Ran => ({
     source: "coordinator",
@@ -81,9 +88,9 @@ async function passes(
   });
   for (let asked = 0; ; asked++) {
     if (ctx.signal.aborted) return stop(EXECUTION_CANCELLED, false);
-    if (asked > limits.maxQuestions) {
+    if (asked > maxQuestions) {
       return stop(
-        executionFailedMessage(call.name, `asked more than ${limits.maxQuestions} questions`),
+        executionFailedMessage(call.name, `asked more than ${maxQuestions} questions`),
         true,
       );
     }

@@ -15,7 +15,7 @@ import type { RunContext } from "./context.js";
 import { escalatePrompt } from "./escalation.js";
 import type { CoordinatorEvents } from "./events.js";
 import { PromptQueue } from "./prompt-queue.js";
-import { runToolCall } from "./run-tool-call.js";
+import { type CallSetup, runToolCall } from "./run-tool-call.js";
 
 /** What a host gives the coordinator once. */
 export interface ToolCoordinatorOptions {
@@ -104,13 +104,16 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
       queue: this.#queue,
       emitter: this,
     };
-    const limits = { maxQuestions: this.#options.maxQuestionsPerCall ?? 256 };
-    const resolve = (name: string) => this.config(name);
+    const setup: CallSetup = {
+      executors: this.#options.executors,
+      resolve: (name) => this.config(name),
+      maxQuestions: this.#options.maxQuestionsPerCall ?? 256,
+    };
     const outcomes = await Promise.all(
       requests.map(async (call) => {
         this.#running.set(call.id, { ctx, call });
         try {
-          return await runToolCall(ctx, this.#options.executors, resolve, call, limits);
+          return await runToolCall(ctx, setup, call);
         } finally {
           this.#running.delete(call.id);
         }
