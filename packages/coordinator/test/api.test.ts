@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+
+// The barrels are the public API: an addition or removal here must be deliberate.
+describe("the public API of @jp/coordinator", () => {
+  it("exports exactly these values", async () => {
+    expect(Object.keys(await import("../src/index.js")).sort()).toEqual([
+      "DEFAULT_CANCELLATION_RESPONSE",
+      "INQUIRY_ERROR_REASONS",
+      "ROUTING_RULES",
+      "TURN_ENDED",
+      "ToolCoordinator",
+      "TurnState",
+      "applyToggleDirectives",
+      "builtinExecutor",
+      "builtinExecutorSource",
+      "builtinInquirySource",
+      "combineExecutorSources",
+      "createJsonSchemaInquiryBackend",
+      "createLocalCommandExecutor",
+      "createLocalCommandExecutorSource",
+      "enabledToolNames",
+      "inquiryId",
+      "inquiryPromptText",
+      "inquirySchemaFor",
+      "isHumanOnly",
+      "layerToolConfigs",
+      "layerToolsConfigs",
+      "parseToolsConfig",
+      "questionConfigFor",
+      "resolveDetached",
+      "resolveToolConfig",
+      "routeQuestion",
+      "targetOf",
+      "toInquiryQuestion",
+      "toolConfigSchema",
+      "toolsConfigSchema",
+    ]);
+  });
+
+  it("exports the testing kit from @jp/coordinator/testing", async () => {
+    expect(Object.keys(await import("../src/testing/index.js")).sort()).toEqual([
+      "MockExecutor",
+      "MockExecutorSource",
+      "MockInquiryBackend",
+      "MockPromptBackend",
+      "waitForAbort",
+    ]);
+  });
+});
