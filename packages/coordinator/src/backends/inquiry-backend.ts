@@ -20,6 +20,11 @@ export interface InquiryRequestInput {
   readonly inquiry_id: string;
   readonly tool_name: string;
   readonly question: Question;
+  /**
+   * The per-question assistant overrides, when the question's `target` is a map (JP's
+   * `questions.<id>.target = { model = … }`): e.g. a cheaper model for this question.
+   */
+  readonly assistant_overrides?: Readonly<Record<string, JsonValue>>;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { ExecutorResult, ToolCall } from "../backends/executor.js";
 import type { InquiryError } from "../backends/inquiry-backend.js";
 import type { QuestionControls, QuestionPromptRequest } from "../backends/prompt-backend.js";
 import { questionConfigFor } from "../config/question-config.js";
-import type { ResolvedToolConfig } from "../config/schema.js";
+import type { QuestionTarget, ResolvedToolConfig } from "../config/schema.js";
 import { inquiryId, toInquiryQuestion } from "../recording/inquiry-question.js";
 import { INPUT_CANCELLED, INPUT_PROMPT_FAILED, inquiryFailedMessage } from "../routing/messages.js";
 import { routeQuestion } from "../routing/route-question.js";
@@ -93,7 +93,13 @@ export async function resolveQuestion(
         recordCancelled(ctx, id, route.reason);
         return { type: "stop", content: route.message, is_error: true };
       case "inquiry":
-        return askAssistant(ctx, call, id, question);
+        return askAssistant(
+          ctx,
+          call,
+          id,
+          question,
+          questionConfigFor(config, question.id)?.target,
+        );
       case "prompt": {
         const outcome = await askHuman(ctx, { call, config, id, need, walk, error });
         if (outcome.type !== "invalid") return outcome;
@@ -220,6 +226,7 @@ async function askAssistant(
   call: ToolCall,
   id: string,
   question: Question,
+  target: QuestionTarget | undefined,
 ): Promise<QuestionOutcome> {
   const fail = (reason: CancellationReason, error: string): QuestionOutcome => {
     recordCancelled(ctx, id, reason);
@@ -235,7 +242,13 @@ async function askAssistant(
   try {
     const stream = pausedCopy(ctx, call, question);
     result = await backend.inquire(
-      { stream, inquiry_id: id, tool_name: call.name, question },
+      {
+        stream,
+        inquiry_id: id,
+        tool_name: call.name,
+        question,
+        ...(typeof target === "object" ? { assistant_overrides: target } : {}),
+      },
       { signal: ctx.signal },
     );
   } catch (cause) {
