@@ -6,4 +6,5 @@ export default [
   "packages/builtins",
   "packages/rpc",
   "packages/prompt-terminal",
+  "examples/terminal-agent",
 ];
