@@ -281,6 +281,46 @@ describe.skipIf(!HAS_TMUX).sequential("terminal-agent demo in tmux", () => {
     expectInquiriesClosed(written);
   });
 
+  it("a wrong one-time password is asked again as the next attempt, both redacted", async () => {
+    const { screen, out } = await tmux.demo();
+    await screen.waitFor(BUMP);
+    await screen.press("1");
+    await screen.waitFor(CHANGELOG);
+    await screen.press("n");
+    await screen.waitFor(PERMISSION);
+    await screen.press("y");
+    await screen.waitFor(OTP_PROMPT);
+    await screen.type("12");
+    await screen.press("Enter");
+    // The context of the second attempt, then its prompt, ready for input.
+    await screen.waitFor(
+      /That was not 6 digits\. Try again, or press Ctrl\+C to give up\.\n\? One-time password/,
+    );
+    await screen.type(OTP);
+    await screen.press("Enter");
+
+    const text = await finished(screen);
+    expect(text).toContain("Done. Published widgets@1.2.4.");
+    expect(text).not.toContain(OTP);
+
+    const written = readWritten(out);
+    expect(inquiryIds(written)).toEqual([
+      "call_form.bump.1",
+      "call_form.changelog.1",
+      "call_publish.otp.1",
+      "call_publish.otp.2",
+    ]);
+    for (const id of ["call_publish.otp.1", "call_publish.otp.2"]) {
+      expect(inquiry(written, id).response).toEqual(
+        expect.objectContaining({ outcome: "redacted" }),
+      );
+    }
+    for (const file of filesUnder(out)) {
+      expect(searchableText(file), `${file} holds an OTP`).not.toContain(OTP);
+    }
+    expectInquiriesClosed(written);
+  });
+
   it("n at the permission prompt skips the tool; no OTP is asked", async () => {
     const { screen, out } = await tmux.demo();
     await screen.waitFor(BUMP);
