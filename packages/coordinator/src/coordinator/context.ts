@@ -27,12 +27,17 @@ export interface RunContext {
   readonly emitter: EventEmitter<CoordinatorEvents>;
 }
 
-/** Appends to the conversation; a refused append is a bug in the coordinator, not bad input. */
-export function record(ctx: RunContext, event: ConversationEvent): void {
-  const appended = ctx.stream.append(event);
+/** Appends to a stream; a refused append is a bug in the coordinator, not bad input. */
+export function appendOrThrow(stream: ConversationStream, event: ConversationEvent): void {
+  const appended = stream.append(event);
   if (appended.isErr()) {
     throw new Error(`ToolCoordinator could not record a ${event.type}: ${appended.error.message}`);
   }
+}
+
+/** Records an event in the run's conversation and tells listeners about inquiry events. */
+export function record(ctx: RunContext, event: ConversationEvent): void {
+  appendOrThrow(ctx.stream, event);
   if (event.type === "inquiry_request" || event.type === "inquiry_response") {
     ctx.emitter.emit("inquiry-recorded", { event: event as InquiryRequest | InquiryResponse });
   }

@@ -1,6 +1,7 @@
 import {
   type ConversationStream,
   createEvent,
+  type StreamEvent,
   type ToolCallRequest,
   type ToolCallResponse,
 } from "@jp/conversation";
@@ -11,7 +12,7 @@ import type { PromptBackend, PromptRequest, ReplyFor } from "../backends/prompt-
 import { resolveToolConfig } from "../config/resolve.js";
 import type { ResolvedToolConfig, ToolsConfig } from "../config/schema.js";
 import type { TurnState } from "../turn-state.js";
-import type { RunContext } from "./context.js";
+import { appendOrThrow, type RunContext } from "./context.js";
 import { escalatePrompt } from "./escalation.js";
 import type { CoordinatorEvents } from "./events.js";
 import { PromptQueue } from "./prompt-queue.js";
@@ -126,8 +127,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
         content: outcome.content,
         is_error: outcome.is_error,
       });
-      const appended = stream.append(response);
-      if (appended.isErr()) throw new Error(`ToolCoordinator: ${appended.error.message}`);
+      appendOrThrow(stream, response);
       return response;
     });
     return { responses, endTurn };
@@ -174,14 +174,25 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
 
   #recordRequest(call: ToolCallRequest | ToolCall): ToolCall {
     const { stream } = this.#options;
-    if ("type" in call && stream.events.includes(call)) return call;
+    // The host may have recorded the request already (as it streamed in): do not add another.
+    if (isOpenInCurrentTurn(stream.events, call.id)) return call;
     const event = createEvent("tool_call_request", {
       id: call.id,
       name: call.name,
       arguments: call.arguments,
     });
-    const appended = stream.append(event);
-    if (appended.isErr()) throw new Error(`ToolCoordinator: ${appended.error.message}`);
+    appendOrThrow(stream, event);
     return event;
   }
+}
+
+// Whether the current turn holds a tool_call_request with this id that has no response yet.
+function isOpenInCurrentTurn(events: readonly StreamEvent[], id: string): boolean {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i] as StreamEvent;
+    if (event.type === "turn_start") return false;
+    if (event.type !== "tool_call_request" && event.type !== "tool_call_response") continue;
+    if ((event as { id?: unknown }).id === id) return event.type === "tool_call_request";
+  }
+  return false;
 }

@@ -41,3 +41,25 @@ describe("ToolCoordinator", () => {
     ]);
   });
 });
+
+describe("recording the tool calls", () => {
+  it("does not record a request again when the host already did, even as a copy", async () => {
+    const human = new MockPromptBackend({ questions: [{ type: "answer", value: true }] });
+    const { stream, coordinator } = coordinatorFor({
+      tools: { confirm: { run: "unattended" } },
+      executors: new MockExecutorSource({ confirm: confirm() }),
+      prompts: human,
+    });
+    const request = {
+      timestamp: "2026-05-12 09:14:06.009871",
+      type: "tool_call_request",
+      id: "call_1",
+      name: "confirm",
+      arguments: {},
+    } as const;
+    stream.append(request);
+    await coordinator.run([{ ...request }], { turn: new TurnState() });
+    expect(stream.events.filter((e) => e.type === "tool_call_request")).toHaveLength(1);
+    expect(stream.events.filter((e) => e.type === "tool_call_response")).toHaveLength(1);
+  });
+});
