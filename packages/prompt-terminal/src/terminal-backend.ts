@@ -80,7 +80,11 @@ export function createTerminalPromptBackend(
     } catch (error) {
       // A hung-up terminal is a failure of the backend, not the user's choice.
       if (ended) throw new Error("the terminal input ended during the prompt", { cause: error });
-      if (isCancellation(error)) return { type: "cancelled" } as ReplyFor<R>;
+      if (isCancellation(error)) {
+        // Inquirer leaves the prompt's last frame on screen; say plainly that it was left.
+        if (!stop.signal.aborted) session.write("\n✖ cancelled\n");
+        return { type: "cancelled" } as ReplyFor<R>;
+      }
       throw error;
     } finally {
       unsubscribe();
