@@ -47,6 +47,8 @@ const tools = layerToolsConfigs(builtinToolConfigs(), userTools);
 
 const store = new FileConversationStore(root);
 const conversation = store.create({ title: "Release widgets" });
+// JP keeps the configuration a conversation started with in base_config.json.
+conversation.baseConfig = { conversation: { tools: JSON.parse(JSON.stringify(userTools)) } };
 const { stream } = conversation;
 const terminal = createTerminalPromptBackend();
 const coordinator = new ToolCoordinator({
