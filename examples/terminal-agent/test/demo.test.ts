@@ -78,7 +78,7 @@ describe.skipIf(!HAS_TMUX).sequential("terminal-agent demo in tmux", () => {
     expect(text).not.toContain(OTP);
 
     const written = readWritten(out);
-    expect(written.files).toEqual(["events.json", "metadata.json"]);
+    expect(written.files).toEqual(["base_config.json", "events.json", "metadata.json"]);
     const answers = { bump: "major", changelog: true, entry: "Faster widget rendering" };
     for (const [id, answer] of Object.entries(answers)) {
       const { request, response } = inquiry(written, `call_form.${id}.1`);
