@@ -6,6 +6,8 @@ import {
   DEFAULT_CANCELLATION_RESPONSE,
   type DetachedMode,
   type Enable,
+  type EnableConfig,
+  enableConfigSchema,
   type PromptKind,
   type ResolvedToolConfig,
   type ToolConfig,
@@ -68,11 +70,21 @@ export function resolveToolConfig(tools: ToolsConfig, name: string): ResolvedToo
 
 /** RFD 081: each `enable` field on its own, tool → `"*"` → `{state: true, allow_toggle: "any"}`. */
 function resolveEnable(tool: ToolConfig | undefined, defaults: ToolConfig | undefined): Enable {
+  const own = tableOf(tool?.enable);
+  const fallback = tableOf(defaults?.enable);
   return {
-    state: tool?.enable?.state ?? defaults?.enable?.state ?? FALLBACK.enable.state,
-    allow_toggle:
-      tool?.enable?.allow_toggle ?? defaults?.enable?.allow_toggle ?? FALLBACK.enable.allow_toggle,
+    state: own?.state ?? fallback?.state ?? FALLBACK.enable.state,
+    allow_toggle: own?.allow_toggle ?? fallback?.allow_toggle ?? FALLBACK.enable.allow_toggle,
   };
+}
+
+// A config built in JavaScript may skip `parseToolsConfig` and hold `enable` as written
+// (`false`, `"off"`): read those forms too, so a disabled tool can never run by accident.
+function tableOf(enable: unknown): EnableConfig | undefined {
+  if (enable === undefined) return undefined;
+  const read = enableConfigSchema.safeParse(enable);
+  // An unreadable value disables rather than enables: failing closed is the safe reading.
+  return read.success ? read.data : { state: false };
 }
 
 /** `tools[name]` if it is an own entry (so `"constructor"` or `"__proto__"` are just unknown names). */

@@ -224,3 +224,17 @@ describe("parseToolsConfig: errors name the full path and what was expected", ()
     expect(error.message).toContain("boom");
   });
 });
+
+describe("enable as written, without parseToolsConfig (a JavaScript host)", () => {
+  it.each([
+    [false, false],
+    ["off", false],
+    ["explicit", false],
+    [true, true],
+    ["always", true],
+    [42, false],
+  ])("enable %j resolves to state %j", (written, state) => {
+    const tools = { t: { enable: written } } as unknown as ToolsConfig;
+    expect(resolveToolConfig(tools, "t").enable.state).toBe(state);
+  });
+});
