@@ -69,6 +69,7 @@ export async function resolveQuestion(
   walk: AnswerWalk,
 ): Promise<QuestionOutcome> {
   const { question } = need;
+  const questionConfig = questionConfigFor(config, question.id);
   let error: string | undefined;
   for (let shown = 0; ; shown++) {
     const attempt = ctx.turn.nextInquiryAttempt(call.id, question.id);
@@ -78,7 +79,7 @@ export async function resolveQuestion(
     const route = routeQuestion({
       toolName: call.name,
       question,
-      config: questionConfigFor(config, question.id),
+      config: questionConfig,
       humanReachable: ctx.humanReachable,
       detached: config.detached.tool,
       remembered: ctx.turn.rememberedAnswer(call.name, question.id),
@@ -93,13 +94,7 @@ export async function resolveQuestion(
         recordCancelled(ctx, id, route.reason);
         return { type: "stop", content: route.message, is_error: true };
       case "inquiry":
-        return askAssistant(
-          ctx,
-          call,
-          id,
-          question,
-          questionConfigFor(config, question.id)?.target,
-        );
+        return askAssistant(ctx, call, id, question, questionConfig?.target);
       case "prompt": {
         const outcome = await askHuman(ctx, { call, config, id, need, walk, error });
         if (outcome.type !== "invalid") return outcome;
