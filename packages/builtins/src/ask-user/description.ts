@@ -9,5 +9,5 @@ export const ASK_USER_DESCRIPTION = [
   "When in doubt, answer the user's original question directly; do not call ask_user for clarification you can derive from context or for confirmation of obvious next steps.",
   "For several related questions, send one call with `questions` (a form) instead of several calls; a question with `when` is asked only if an earlier answer equals the given value.",
   "The user may decline to answer: you then receive `cancelled: true` with the answers given so far.",
-  "Do not use ask_user to collect secrets (passwords, API keys, SSH passphrases): answers are returned to the model and persisted in the conversation.",
+  "Do not use ask_user to collect secrets (passwords, API keys, SSH passphrases): answers are returned to the model and persisted in the conversation stream.",
 ].join(" ");
