@@ -85,14 +85,15 @@ export function decodeWithSchemas(
     return err(decodeError(where, `${type}: ${issue?.message ?? "invalid event"}`));
   }
   const event = parsed.data as StreamEvent;
-  decodedFrom.set(event, json);
+  // A redacted response never carries an answer: one found on input is dropped for good.
+  if (!(json.outcome === "redacted" && "answer" in json)) decodedFrom.set(event, json);
   return ok(event);
 }
 
 // Whether the keys are in JP's order with no empty `metadata`: a shallow check, because encoding
 // (unlike decoding) does not need to validate the values.
 function hasCanonicalLayout(event: object): boolean {
-  const order = FIELD_ORDER[(event as { type: string }).type] ?? [];
+  const order = own(FIELD_ORDER, (event as { type: string }).type) ?? [];
   let position = 0;
   let known = 0;
   for (const key in event) {
@@ -155,7 +156,7 @@ const FIELD_ORDER: Readonly<Record<string, readonly string[]>> = {
 function inCanonicalOrder(event: object): Record<string, unknown> {
   const source = event as Record<string, unknown>;
   const out: Record<string, unknown> = { timestamp: source.timestamp, type: source.type };
-  for (const key of FIELD_ORDER[String(source.type)] ?? []) {
+  for (const key of own(FIELD_ORDER, String(source.type)) ?? []) {
     if (Object.hasOwn(source, key)) out[key] = source[key];
   }
   for (const key in source) {
@@ -199,7 +200,7 @@ function schemaFor(type: string, json: Record<string, unknown>): AnySchema | und
     if (json.outcome === "redacted") return inquiryRedactedSchema;
     return inquiryAnsweredSchema;
   }
-  return schemaByType[type];
+  return own(schemaByType, type);
 }
 
 // RFD 082's read rules: a legacy flat `{id, answer}` is `answered`; `cancelled` without a reason
@@ -221,7 +222,12 @@ function upgradeInquiryResponse(
     const { timestamp, type, ...rest } = json;
     return ok({ timestamp, type, outcome: "answered", ...rest });
   }
-  if (outcome === "cancelled" && json.reason === undefined) return ok({ ...json, reason: "user" });
+  if (outcome === "cancelled" && typeof json.reason !== "string") {
+    // Missing (or null) reads as `user`, RFD 082's conservative default; any other non-string
+    // lands on JP's opaque "unspecified". The original is still what gets written back.
+    const reason = json.reason === undefined || json.reason === null ? "user" : "unspecified";
+    return ok({ ...json, reason });
+  }
   if (outcome === "answered" || outcome === "cancelled" || outcome === "redacted") return ok(json);
   return err(
     decodeError(
@@ -229,6 +235,11 @@ function upgradeInquiryResponse(
       `inquiry_response: unknown outcome ${typeof outcome === "string" ? JSON.stringify(outcome) : kindOf(outcome)}; expected "answered", "cancelled" or "redacted"`,
     ),
   );
+}
+
+// Event types are foreign text: "toString" or "__proto__" must not find Object.prototype's.
+function own<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
 }
 
 /** A short name of a value's JSON kind for error messages. */

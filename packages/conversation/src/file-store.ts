@@ -8,7 +8,7 @@ import type { StoreError } from "./errors.js";
 import { isConfigDelta, type StreamEvent } from "./events.js";
 import { fromDisk, toDisk } from "./internal/at-rest.js";
 import { keepUnknownKeys } from "./internal/keep-unknown-keys.js";
-import { type JsonObject, jsonObjectSchema } from "./json.js";
+import { isPlainObject, type JsonObject, jsonObjectSchema } from "./json.js";
 import { ConversationStream } from "./stream.js";
 import { formatTimestamp } from "./timestamp.js";
 
@@ -188,7 +188,9 @@ function decodeStoredEvents(path: string, json: unknown): Result<ConversationStr
     }
     const decoded = decodeEvent(plain, [i]);
     if (decoded.isErr()) return err(corrupt(path, decoded.error.message));
-    readFrom.set(decoded.value, json[i]);
+    // A redacted response found with an answer is written back without it.
+    const stray = isPlainObject(plain) && plain.outcome === "redacted" && "answer" in plain;
+    if (!stray) readFrom.set(decoded.value, json[i]);
     events.push(decoded.value);
   }
   return ok(ConversationStream.from(events));

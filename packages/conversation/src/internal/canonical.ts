@@ -104,7 +104,7 @@ const fieldChecks: Readonly<Record<string, (o: Obj) => boolean>> = {
  */
 export function isCanonicalEvent(value: unknown): boolean {
   if (!isPlainObject(value) || !isString(value.timestamp) || !isString(value.type)) return false;
-  const check = fieldChecks[value.type];
+  const check = Object.hasOwn(fieldChecks, value.type) ? fieldChecks[value.type] : undefined;
   if (check === undefined || !check(value)) return false;
   const { metadata } = value;
   return metadata === undefined || (isJsonObject(metadata) && Object.keys(metadata).length > 0);
