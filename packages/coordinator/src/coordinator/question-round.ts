@@ -149,10 +149,14 @@ async function askHuman(ctx: RunContext, round: HumanRound): Promise<HumanOutcom
   const { question } = round.need;
   const request = promptRequest(round);
   // Another call of the same tool may have had this question answered "for the turn" meanwhile.
-  const remembered = () =>
-    question.answer_type.type === "secret" || reusePolicy(question) === "none"
-      ? undefined
-      : ctx.turn.rememberedAnswer(call.name, question.id);
+  const remembered = (): JsonValue | undefined => {
+    if (question.answer_type.type === "secret" || reusePolicy(question) === "none")
+      return undefined;
+    const answer = ctx.turn.rememberedAnswer(call.name, question.id);
+    return answer !== undefined && validateAnswer(question.answer_type, answer).isOk()
+      ? answer
+      : undefined;
+  };
   const offered = request.controls;
   const shown = await showPrompt(ctx, request, {
     needed: () => remembered() === undefined,

@@ -52,8 +52,15 @@ export async function runToolCall(
 
 async function attempt(run: CallRun, call: ToolCall): Promise<CallOutcome> {
   const { ctx, setup, state } = run;
-  const config = setup.resolve(call.name);
-  const executor = config.enable.state ? setup.executors.executorFor(call, config) : undefined;
+  let config: ResolvedToolConfig;
+  let executor: Executor | undefined;
+  try {
+    config = setup.resolve(call.name);
+    executor = config.enable.state ? setup.executors.executorFor(call, config) : undefined;
+  } catch (cause) {
+    // A host's source that throws still leaves the call with a response.
+    return finish({ content: executionFailedMessage(call.name, describe(cause)), is_error: true });
+  }
   if (executor === undefined) {
     return finish({ content: notAvailableMessage(call.name), is_error: true });
   }

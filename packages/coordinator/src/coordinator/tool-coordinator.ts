@@ -86,7 +86,8 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     options: RunOptions,
   ): Promise<RunResult> {
     const { stream } = this.#options;
-    const requests = calls.map((call) => this.#recordRequest(call));
+    const recorded = openRequestCounts(stream.events);
+    const requests = calls.map((call) => this.#recordRequest(call, recorded));
     const ended = new AbortController();
     const signal = options.signal ? AbortSignal.any([options.signal, ended.signal]) : ended.signal;
     let endTurn = false;
@@ -172,10 +173,15 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     }
   }
 
-  #recordRequest(call: ToolCallRequest | ToolCall): ToolCall {
+  #recordRequest(call: ToolCallRequest | ToolCall, recorded: Map<string, number>): ToolCall {
     const { stream } = this.#options;
     // The host may have recorded the request already (as it streamed in): do not add another.
-    if (isOpenInCurrentTurn(stream.events, call.id)) return call;
+    // Counted, so two calls that share an id (some providers send duplicates) get one each.
+    const open = recorded.get(call.id) ?? 0;
+    if (open > 0) {
+      recorded.set(call.id, open - 1);
+      return call;
+    }
     const event = createEvent("tool_call_request", {
       id: call.id,
       name: call.name,
@@ -186,13 +192,17 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
   }
 }
 
-// Whether the current turn holds a tool_call_request with this id that has no response yet.
-function isOpenInCurrentTurn(events: readonly StreamEvent[], id: string): boolean {
+// The current turn's tool calls without a response yet, counted per id.
+function openRequestCounts(events: readonly StreamEvent[]): Map<string, number> {
+  const open = new Map<string, number>();
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i] as StreamEvent;
-    if (event.type === "turn_start") return false;
+    if (event.type === "turn_start") break;
     if (event.type !== "tool_call_request" && event.type !== "tool_call_response") continue;
-    if ((event as { id?: unknown }).id === id) return event.type === "tool_call_request";
+    const id = String((event as { id?: unknown }).id);
+    // Walking backwards, a response closes one of the requests seen later in this walk.
+    open.set(id, (open.get(id) ?? 0) + (event.type === "tool_call_request" ? 1 : -1));
   }
-  return false;
+  for (const [id, count] of open) if (count <= 0) open.delete(id);
+  return open;
 }

@@ -57,7 +57,11 @@ const staticAnswer: Rule = ({ toolName, question, config }) => {
 
 const rememberedAnswer: Rule = ({ question, remembered }) => {
   if (remembered === undefined || question.answer_type.type === "secret") return undefined;
-  return reusePolicy(question) === "turn" ? { type: "remembered", answer: remembered } : undefined;
+  if (reusePolicy(question) !== "turn") return undefined;
+  // Remembered for `<tool>.<question id>`: another call may ask that id with other options.
+  return validateAnswer(question.answer_type, remembered).isOk()
+    ? { type: "remembered", answer: remembered }
+    : undefined;
 };
 
 const assistantTarget: Rule = ({ toolName, question, config }) => {
