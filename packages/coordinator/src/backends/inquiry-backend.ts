@@ -17,14 +17,14 @@ export interface InquiryError {
 export interface InquiryRequestInput {
   /** A copy of the conversation so far, for context; the backend may change it freely. */
   readonly stream: ConversationStream;
-  readonly inquiry_id: string;
-  readonly tool_name: string;
+  readonly inquiryId: string;
+  readonly toolName: string;
   readonly question: Question;
   /**
    * The per-question assistant overrides, when the question's `target` is a map (JP's
    * `questions.<id>.target = { model = … }`): e.g. a cheaper model for this question.
    */
-  readonly assistant_overrides?: Readonly<Record<string, JsonValue>>;
+  readonly assistantOverrides?: Readonly<Record<string, JsonValue>>;
 }
 
 /**

@@ -76,7 +76,7 @@ async function inquire(
   // Providers refuse dangling tool calls; a copy keeps the caller's stream as it was.
   const stream = request.stream.clone();
   stream.sanitize();
-  const prompt = inquiryPromptText(request.tool_name, request.question);
+  const prompt = inquiryPromptText(request.toolName, request.question);
   const reply = await race(
     () => complete({ prompt, schema: schema.value, stream, signal, request }),
     signal,

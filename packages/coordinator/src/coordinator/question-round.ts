@@ -243,10 +243,10 @@ async function askAssistant(
     result = await backend.inquire(
       {
         stream,
-        inquiry_id: id,
-        tool_name: call.name,
+        inquiryId: id,
+        toolName: call.name,
         question,
-        ...(typeof target === "object" ? { assistant_overrides: target } : {}),
+        ...(typeof target === "object" ? { assistantOverrides: target } : {}),
       },
       { signal: ctx.signal },
     );

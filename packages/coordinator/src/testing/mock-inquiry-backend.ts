@@ -42,10 +42,10 @@ export class MockInquiryBackend implements InquiryBackend {
       const answer = await this.#script(input, options.signal);
       return isResult(answer) ? answer : ok(answer);
     }
-    if (!Object.hasOwn(this.#script, input.inquiry_id)) {
-      return err({ kind: "other", message: `No mock answer for inquiry: ${input.inquiry_id}` });
+    if (!Object.hasOwn(this.#script, input.inquiryId)) {
+      return err({ kind: "other", message: `No mock answer for inquiry: ${input.inquiryId}` });
     }
-    return ok(this.#script[input.inquiry_id] as JsonValue);
+    return ok(this.#script[input.inquiryId] as JsonValue);
   }
 }
 

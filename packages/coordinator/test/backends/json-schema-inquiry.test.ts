@@ -17,8 +17,8 @@ const select: Question = {
 function request(question: Question = select): InquiryRequestInput {
   return {
     stream: ConversationStream.empty(),
-    inquiry_id: `call_1.${question.id}.1`,
-    tool_name: "paint",
+    inquiryId: `call_1.${question.id}.1`,
+    toolName: "paint",
     question,
   };
 }

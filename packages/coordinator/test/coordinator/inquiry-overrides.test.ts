@@ -30,7 +30,7 @@ describe("per-question assistant overrides (a `target` map)", () => {
       turn: new TurnState(),
     });
     expect(responses[0]?.content).toBe("scope: workspace");
-    expect(llm.requests[0]?.assistant_overrides).toEqual({
+    expect(llm.requests[0]?.assistantOverrides).toEqual({
       model: { id: "anthropic/claude-haiku-4-5" },
     });
   });
@@ -45,6 +45,6 @@ describe("per-question assistant overrides (a `target` map)", () => {
     await coordinator.run([{ id: "call_1", name: "lint", arguments: {} }], {
       turn: new TurnState(),
     });
-    expect(llm.requests[0]).not.toHaveProperty("assistant_overrides");
+    expect(llm.requests[0]).not.toHaveProperty("assistantOverrides");
   });
 });

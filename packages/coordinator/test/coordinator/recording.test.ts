@@ -807,7 +807,7 @@ describe("answers from the LLM", () => {
       { request: "call_1.pick.1", source: TOOL },
       { response: "call_1.pick.1", answered: "blue" },
     ]);
-    expect(llm.requests.map((r) => [r.inquiry_id, r.tool_name, r.question.id])).toEqual([
+    expect(llm.requests.map((r) => [r.inquiryId, r.toolName, r.question.id])).toEqual([
       ["call_1.pick.1", "deploy", "pick"],
     ]);
   });
