@@ -628,3 +628,21 @@ describe("RFD 083: the second pass checks the accumulated answer", () => {
     expect(await execute(args, { answer })).toEqual({ type: "success", content: body });
   });
 });
+
+describe("null optional arguments (sent by some providers) read as absent", () => {
+  const signal = new AbortController().signal;
+  it.each([
+    ["context", { question: "Go?", context: null }],
+    ["options on a boolean", { question: "Go?", answer_type: "boolean", options: null }],
+    ["schema on a text", { question: "Name?", answer_type: "text", schema: null }],
+    ["answer_type", { question: "Name?", answer_type: null }],
+    ["questions beside question", { question: "Go?", questions: null }],
+    [
+      "options and when in a form entry",
+      { questions: [{ id: "a", text: "Go?", answer_type: "boolean", options: null, when: null }] },
+    ],
+  ])("%s: null", async (_name, args) => {
+    const outcome = await askUser.execute({ arguments: args as never, answers: {}, signal });
+    expect(outcome.type).toBe("needs_input");
+  });
+});

@@ -48,11 +48,11 @@ const TYPE_LIST = ASK_USER_ANSWER_TYPES.map((t) => `"${t}"`).join(", ");
  * Validates `ask_user`'s arguments. Every refusal says what to change, so the model can correct
  * its call; nothing here is asked before the whole submission is valid.
  */
-export function parseAskUserArguments(args: unknown): Result<AskUserRequest, Problem> {
-  if (!isRecord(args)) return err("the arguments must be a JSON object");
-  // Some providers send `null` for optional arguments the model did not use.
-  const hasSingle = args.question !== undefined && args.question !== null;
-  const hasForm = args.questions !== undefined && args.questions !== null;
+export function parseAskUserArguments(input: unknown): Result<AskUserRequest, Problem> {
+  if (!isRecord(input)) return err("the arguments must be a JSON object");
+  const args = withoutNulls(input);
+  const hasSingle = args.question !== undefined;
+  const hasForm = args.questions !== undefined;
   if (hasSingle && hasForm) {
     return err("give either `question` (one question) or `questions` (a form), not both");
   }
@@ -88,13 +88,15 @@ function parseForm(questions: unknown): Result<AskUserRequest, Problem> {
 }
 
 function parseFormEntry(
-  raw: unknown,
+  entry: unknown,
   i: number,
   earlier: readonly FormQuestion[],
 ): Result<FormQuestion, Problem> {
   const at = `questions[${i}]`;
-  if (!isRecord(raw))
+  if (!isRecord(entry)) {
     return err(`${at} must be an object with \`id\`, \`text\` and \`answer_type\``);
+  }
+  const raw = withoutNulls(entry);
   const { id, text } = raw;
   if (typeof id !== "string" || id === "")
     return err(`${at}.id is required and must be a non-empty string`);
@@ -140,6 +142,11 @@ function parseWhen(
     );
   }
   return ok({ question_id: raw.question_id, equals: raw.equals as JsonValue });
+}
+
+// Some providers send `null` for every optional argument the model did not use: read it as absent.
+function withoutNulls(fields: Fields): Fields {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null));
 }
 
 // The answer type, options, schema, default and context of one question, as the tool authors
