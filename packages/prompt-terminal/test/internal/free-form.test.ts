@@ -1,27 +1,17 @@
 import type { QuestionReply } from "@jp/coordinator";
 import type { AnswerType } from "@jp/tool";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { KEYS } from "../support/fake-terminal.js";
-import { ALL_CONTROLS, harness, NO_CONTROLS, questionRequest } from "../support/harness.js";
 import {
-  type EditorStep,
-  type ScriptedEditor,
-  scriptedEditor,
-} from "../support/scripted-editor.js";
+  ALL_CONTROLS,
+  harness,
+  NO_CONTROLS,
+  questionRequest,
+  withEditor,
+} from "../support/harness.js";
 
 const text: AnswerType = { type: "text" };
 const secret: AnswerType = { type: "secret" };
-
-const editors: ScriptedEditor[] = [];
-afterEach(() => {
-  for (const editor of editors.splice(0)) editor.cleanup();
-});
-
-function withEditor(steps: readonly EditorStep[]) {
-  const editor = scriptedEditor(steps);
-  editors.push(editor);
-  return { editor, ...harness({ env: editor.env }) };
-}
 
 describe("text", () => {
   it("without controls asks at once, pre-filled with the default", async () => {

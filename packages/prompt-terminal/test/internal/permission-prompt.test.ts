@@ -1,23 +1,8 @@
 import type { PermissionReply } from "@jp/coordinator";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { KEYS } from "../support/fake-terminal.js";
-import { harness, permissionRequest } from "../support/harness.js";
-import {
-  type EditorStep,
-  type ScriptedEditor,
-  scriptedEditor,
-} from "../support/scripted-editor.js";
-
-const editors: ScriptedEditor[] = [];
-afterEach(() => {
-  for (const editor of editors.splice(0)) editor.cleanup();
-});
-
-function withEditor(steps: readonly EditorStep[]) {
-  const editor = scriptedEditor(steps);
-  editors.push(editor);
-  return { editor, ...harness({ env: editor.env }) };
-}
+import { harness, permissionRequest, withEditor } from "../support/harness.js";
+import type { EditorStep } from "../support/scripted-editor.js";
 
 const MENU = "[y,Y,n,N,r,e,p]";
 

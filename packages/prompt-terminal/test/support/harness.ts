@@ -10,6 +10,7 @@ import type { Question } from "@jp/tool";
 import { afterEach } from "vitest";
 import { createTerminalPromptBackend, type TerminalPromptBackend } from "../../src/index.js";
 import { type FakeTerminal, fakeTerminal } from "./fake-terminal.js";
+import { type EditorStep, type ScriptedEditor, scriptedEditor } from "./scripted-editor.js";
 
 /** No control besides answering (a lone question). */
 export const NO_CONTROLS: QuestionControls = {
@@ -100,4 +101,16 @@ export function harness(options: { env?: NodeJS.ProcessEnv } = {}): Harness {
     backend,
     ask: (request, signal = new AbortController().signal) => backend.ask(request, { signal }),
   };
+}
+
+const editors: ScriptedEditor[] = [];
+afterEach(() => {
+  for (const editor of editors.splice(0)) editor.cleanup();
+});
+
+/** A harness whose `$EDITOR` follows `steps`; the editor's temp files go after each test. */
+export function withEditor(steps: readonly EditorStep[]) {
+  const editor = scriptedEditor(steps);
+  editors.push(editor);
+  return { editor, ...harness({ env: editor.env }) };
 }
