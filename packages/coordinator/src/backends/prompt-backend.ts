@@ -107,3 +107,23 @@ export interface PromptBackend {
   /** Shows one prompt and resolves with the human's reply. */
   ask<R extends PromptRequest>(request: R, options: AskOptions): Promise<ReplyFor<R>>;
 }
+
+/**
+ * Reject {@link PromptBackend.ask} with this when the person cannot be reached at all: a UI
+ * client disconnected, the terminal went away. The coordinator records the prompt (and every
+ * prompt queued behind it) as a backend failure, never as the person's decision, and tells the
+ * model that the person could not be reached.
+ */
+export class HumanUnreachableError extends Error {
+  override readonly name = "HumanUnreachableError";
+}
+
+/**
+ * Reject {@link PromptBackend.ask} with this when the person is there but this backend cannot
+ * put the prompt in front of them (a client that only answers some answer types). `message` goes
+ * to the model as it is, so say what the person *can* answer, e.g. `this person can only answer
+ * boolean, select and text questions`.
+ */
+export class PromptUnsupportedError extends Error {
+  override readonly name = "PromptUnsupportedError";
+}
