@@ -65,14 +65,24 @@ export {
   toolConfigSchema,
   toolsConfigSchema,
 } from "./config/schema.js";
-export type { CoordinatorEvents, PromptOutcome, ToolCallState } from "./coordinator/events.js";
-export { INQUIRY_ERROR_REASONS, TURN_ENDED } from "./coordinator/question-round.js";
+export type {
+  CoordinatorEvents,
+  PromptOutcome,
+  PromptRefusal,
+  ToolCallState,
+} from "./coordinator/events.js";
+export {
+  INQUIRY_ERROR_REASONS,
+  MAX_PROMPTS_PER_QUESTION,
+  MAX_REPEATED_INVALID_REPLIES,
+  TURN_ENDED,
+} from "./coordinator/question-round.js";
 export type {
   RunOptions,
   RunResult,
   ToolCoordinatorOptions,
 } from "./coordinator/tool-coordinator.js";
-export { ToolCoordinator } from "./coordinator/tool-coordinator.js";
+export { ToolCoordinator, ToolsConfigError } from "./coordinator/tool-coordinator.js";
 export {
   builtinExecutor,
   builtinExecutorSource,
@@ -86,8 +96,14 @@ export type {
 export {
   createLocalCommandExecutor,
   createLocalCommandExecutorSource,
+  DEFAULT_ENV_ALLOWLIST,
 } from "./executors/local-command.js";
 export { inquiryId, toInquiryQuestion } from "./recording/inquiry-question.js";
-export type { RefusalReason, Route, RouteInput } from "./routing/route-question.js";
+export type {
+  RefusalReason,
+  Route,
+  RouteInput,
+  UnreachableCause,
+} from "./routing/route-question.js";
 export { isHumanOnly, ROUTING_RULES, routeQuestion, targetOf } from "./routing/route-question.js";
 export { TurnState } from "./turn-state.js";

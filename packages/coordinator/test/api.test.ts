@@ -5,10 +5,16 @@ describe("the public API of @jp/coordinator", () => {
   it("exports exactly these values", async () => {
     expect(Object.keys(await import("../src/index.js")).sort()).toEqual([
       "DEFAULT_CANCELLATION_RESPONSE",
+      "DEFAULT_ENV_ALLOWLIST",
+      "HumanUnreachableError",
       "INQUIRY_ERROR_REASONS",
+      "MAX_PROMPTS_PER_QUESTION",
+      "MAX_REPEATED_INVALID_REPLIES",
+      "PromptUnsupportedError",
       "ROUTING_RULES",
       "TURN_ENDED",
       "ToolCoordinator",
+      "ToolsConfigError",
       "TurnState",
       "applyToggleDirectives",
       "builtinExecutor",

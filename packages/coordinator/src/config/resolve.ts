@@ -1,3 +1,4 @@
+import { closest, distance } from "fastest-levenshtein";
 import { err, ok, type Result } from "neverthrow";
 import type { z } from "zod";
 import { PROMPT_KINDS, resolveDetached } from "./detached.js";
@@ -154,12 +155,47 @@ function describeIssue(issue: z.core.$ZodIssue): Problem {
       return { path: [...issue.path, ...inner.path], reason: inner.reason };
     }
   }
+  if (issue.code === "unrecognized_keys") return unknownKeys(issue);
   const expected = expectations(issue);
   if (expected.length === 0) return { path: issue.path, reason: issue.message };
   if (issue.input === undefined) {
     return { path: issue.path, reason: `is missing (expected ${orList(expected)})` };
   }
   return { path: issue.path, reason: `expected ${orList(expected)}, got ${describe(issue.input)}` };
+}
+
+/** The keys each strict table accepts, to suggest the one that was meant. */
+const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
+  detached: ["run", "deliver", "tool"],
+  questions: ["target", "answer", "prompt_label", "exclusive"],
+};
+
+// `detached = { result = "auto" }` → `…detached.result: unknown key (did you mean "deliver"? …)`
+function unknownKeys(issue: z.core.$ZodIssueUnrecognizedKeys): Problem {
+  const [key = ""] = issue.keys;
+  const table = issue.path.at(-1) === "detached" ? "detached" : "questions";
+  const known = KNOWN_KEYS[table] ?? [];
+  const meant = suggestion(key, table === "detached" ? [...known, "result"] : known);
+  const hint =
+    meant === "result" || (table === "detached" && key === "result")
+      ? ` (did you mean "deliver"? the prompt kind for result delivery is "deliver")`
+      : meant === undefined
+        ? ""
+        : ` (did you mean "${meant}"?)`;
+  const others = issue.keys.length > 1 ? ` and ${issue.keys.length - 1} more unknown key(s)` : "";
+  return {
+    path: [...issue.path, key],
+    reason: `unknown key${hint}${others}; expected one of ${known.map((k) => `"${k}"`).join(", ")}`,
+  };
+}
+
+// The known key closest to `key`, when it is close enough to be a typo.
+function suggestion(key: string, known: readonly string[]): string | undefined {
+  if (known.length === 0) return undefined;
+  const best = closest(key.toLowerCase(), [...known]);
+  return distance(key.toLowerCase(), best) <= Math.max(2, Math.floor(best.length / 3))
+    ? best
+    : undefined;
 }
 
 /** Names of JSON types as a config author reads them. */

@@ -70,7 +70,9 @@ export type PromptKind = "run" | "deliver" | "tool";
 /** `detached` as written: one mode for every prompt kind, or a table per kind. */
 export const detachedConfigSchema = z.union([
   detachedModeSchema,
-  z.object({
+  // Strict: `detached = { result = "auto" }` is the naming trap RFD 049 warns about (the prompt
+  // kind is `deliver`); a silently dropped key would leave `deny` in force.
+  z.strictObject({
     run: detachedModeSchema.optional(),
     deliver: detachedModeSchema.optional(),
     tool: detachedModeSchema.optional(),
@@ -88,7 +90,7 @@ export const questionTargetSchema = z.union([
 export type QuestionTarget = z.infer<typeof questionTargetSchema>;
 
 /** Per-question configuration: `conversation.tools.<tool>.questions.<id>`. */
-export const questionConfigSchema = z.object({
+export const questionConfigSchema = z.strictObject({
   target: questionTargetSchema.optional(),
   /** A fixed answer: the question is never shown to anyone. Validated against the question. */
   answer: jsonValue.optional(),
@@ -112,6 +114,8 @@ export const commandConfigSchema = z.union([
     program: z.string(),
     args: z.array(z.string()).optional(),
     shell: z.boolean().optional(),
+    /** Names of host environment variables this command receives besides the default allowlist. */
+    env: z.array(z.string()).optional(),
   }),
 ]);
 /** A local command to run for a tool. */

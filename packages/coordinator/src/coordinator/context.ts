@@ -6,7 +6,13 @@ import type {
 } from "@jp/conversation";
 import type { EventEmitter } from "eventemitter3";
 import type { InquiryBackend } from "../backends/inquiry-backend.js";
-import type { PromptBackend, PromptRequest, ReplyFor } from "../backends/prompt-backend.js";
+import {
+  HumanUnreachableError,
+  type PromptBackend,
+  type PromptRequest,
+  PromptUnsupportedError,
+  type ReplyFor,
+} from "../backends/prompt-backend.js";
 import type { ToolsConfig } from "../config/schema.js";
 import type { TurnState } from "../turn-state.js";
 import type { CoordinatorEvents, PromptOutcome } from "./events.js";
@@ -25,7 +31,16 @@ export interface RunContext {
   readonly endTurn: () => void;
   readonly queue: PromptQueue;
   readonly emitter: EventEmitter<CoordinatorEvents>;
+  /** Why no human is reachable, when none is. */
+  readonly unreachable: Unreachable | undefined;
+  /** How long a person has to answer one prompt once it is shown; no limit when absent. */
+  readonly promptTimeoutMs: number | undefined;
+  /** Every secret answered in this run, masked in everything recorded, returned or emitted. */
+  readonly secrets: SecretMask;
 }
+
+/** Why no human can be asked: `--non-interactive`, no backend, or the backend says nobody is there. */
+export type Unreachable = "non_interactive" | "no_backend" | "not_reachable";
 
 /** Appends to a stream; a refused append is a bug in the coordinator, not bad input. */
 export function appendOrThrow(stream: ConversationStream, event: ConversationEvent): void {
@@ -47,8 +62,20 @@ export function record(ctx: RunContext, event: ConversationEvent): void {
 export type PromptResult<R extends PromptRequest> =
   | { readonly type: "reply"; readonly reply: ReplyFor<R> }
   | { readonly type: "unneeded" }
-  | { readonly type: "aborted" }
-  | { readonly type: "failed"; readonly error: string };
+  | { readonly type: "aborted"; readonly cause: AbortCause }
+  | { readonly type: "failed"; readonly error: string; readonly failure: PromptFailure };
+
+/**
+ * Why a prompt backend failed: the person could not be reached, the backend cannot show this
+ * prompt, or anything else.
+ */
+export type PromptFailure = "unreachable" | "unsupported" | "other";
+
+function failureOf(cause: unknown): PromptFailure {
+  if (cause instanceof HumanUnreachableError) return "unreachable";
+  if (cause instanceof PromptUnsupportedError) return "unsupported";
+  return "other";
+}
 
 /** Hooks of {@link showPrompt} that run inside the prompt's turn in the queue. */
 export interface PromptHooks<R extends PromptRequest> {
@@ -68,32 +95,120 @@ export async function showPrompt<R extends PromptRequest>(
   hooks: PromptHooks<R> = {},
 ): Promise<PromptResult<R>> {
   const backend = ctx.prompts;
-  if (backend === undefined) return { type: "failed", error: "no prompt backend is configured" };
+  if (backend === undefined) {
+    return { type: "failed", error: "no prompt backend is configured", failure: "unreachable" };
+  }
   let result: PromptResult<R>;
+  // The prompt's own deadline starts when it is shown, not while it waits in line.
+  const deadline = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const signal =
+    ctx.promptTimeoutMs === undefined ? ctx.signal : AbortSignal.any([ctx.signal, deadline.signal]);
   try {
     let shown = false;
-    const reply = await ctx.queue.run(ctx.signal, async () => {
+    const reply = await ctx.queue.run(signal, async () => {
       if (hooks.needed?.() === false) return undefined;
       shown = true;
+      if (ctx.promptTimeoutMs !== undefined) {
+        const ms = ctx.promptTimeoutMs;
+        timer = setTimeout(() => deadline.abort(new PromptTimeoutError(ms)), ms);
+      }
       ctx.emitter.emit("prompt-shown", { request });
-      const answered = await backend.ask(request, { signal: ctx.signal });
-      if (!ctx.signal.aborted) hooks.onReply?.(answered);
+      const answered = await backend.ask(request, { signal });
+      if (!signal.aborted) hooks.onReply?.(answered);
       return answered;
     });
-    if (!shown && !ctx.signal.aborted) return { type: "unneeded" };
-    result = reply === undefined ? { type: "aborted" } : { type: "reply", reply };
+    if (!shown && !signal.aborted) return { type: "unneeded" };
+    result =
+      reply === undefined
+        ? { type: "aborted", cause: abortCause(signal) }
+        : { type: "reply", reply };
   } catch (cause) {
-    result = ctx.signal.aborted ? { type: "aborted" } : { type: "failed", error: describe(cause) };
+    result = signal.aborted
+      ? { type: "aborted", cause: abortCause(signal) }
+      : { type: "failed", error: ctx.secrets.mask(describe(cause)), failure: failureOf(cause) };
+  } finally {
+    clearTimeout(timer);
   }
-  if (result.type === "reply" && ctx.signal.aborted) result = { type: "aborted" };
+  if (result.type === "reply" && signal.aborted) {
+    result = { type: "aborted", cause: abortCause(signal) };
+  }
   ctx.emitter.emit("prompt-answered", { request, outcome: outcomeOf(result) });
   return result;
+}
+
+/** Collects the run's secret answers and masks them in any text. */
+export class SecretMask {
+  static readonly MASK = "[redacted secret]";
+  readonly #values = new Set<string>();
+
+  add(value: unknown): void {
+    if (typeof value !== "string" || value === "") return;
+    this.#values.add(value);
+    // Also the form it takes inside JSON text (an error that quotes a JSON body).
+    const escaped = JSON.stringify(value).slice(1, -1);
+    if (escaped !== value) this.#values.add(escaped);
+  }
+
+  /** `text` with every occurrence of every secret replaced by {@link SecretMask.MASK}. */
+  mask(text: string): string {
+    if (this.#values.size === 0) return text;
+    let out = text;
+    // Longest first, so a secret that contains another is masked whole.
+    for (const value of [...this.#values].sort((a, b) => b.length - a.length)) {
+      if (out.includes(value)) out = out.split(value).join(SecretMask.MASK);
+    }
+    return out;
+  }
 }
 
 function outcomeOf(result: PromptResult<PromptRequest>): PromptOutcome {
   if (result.type === "aborted" || result.type === "unneeded") return "cancelled";
   if (result.type === "failed") return "failed";
   return result.reply.type;
+}
+
+/** A prompt's own deadline passed: `name` is `TimeoutError`, as `AbortSignal.timeout()` gives. */
+export class PromptTimeoutError extends Error {
+  override readonly name = "TimeoutError";
+  constructor(readonly ms: number) {
+    super(`no answer within ${formatSeconds(ms)}`);
+  }
+}
+
+/** The abort reason the coordinator uses when the person chose End Turn. */
+export class TurnEndedSignal extends Error {
+  override readonly name = "TurnEnded";
+  constructor() {
+    super("the user ended the turn");
+  }
+}
+
+/**
+ * Why a run's signal aborted, read from its reason: a deadline (`TimeoutError`), the person's End
+ * Turn, the default `AbortError` of a bare `controller.abort()` (the person stopped the turn, as
+ * Ctrl+C does), or anything else the host aborted with (a shutdown): never the person's decision.
+ */
+export type AbortCause =
+  | { readonly type: "user" }
+  | { readonly type: "turn_ended" }
+  | { readonly type: "timeout"; readonly ms: number | undefined }
+  | { readonly type: "interrupted"; readonly detail: string };
+
+export function abortCause(signal: AbortSignal): AbortCause {
+  const reason: unknown = signal.reason;
+  if (reason instanceof TurnEndedSignal) return { type: "turn_ended" };
+  if (reason instanceof PromptTimeoutError) return { type: "timeout", ms: reason.ms };
+  const name = reason instanceof Error || reason instanceof DOMException ? reason.name : undefined;
+  if (name === "TimeoutError") return { type: "timeout", ms: undefined };
+  if (reason === undefined || name === "AbortError") return { type: "user" };
+  return { type: "interrupted", detail: describe(reason) };
+}
+
+/** `30 s`, `1.5 s`, `2 min`. */
+export function formatSeconds(ms: number): string {
+  if (ms >= 120_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return `${Math.round(ms / 100) / 10} s`;
 }
 
 /** An error's message, for texts shown to the model. */

@@ -1,19 +1,23 @@
 import type { ToolCall } from "../backends/executor.js";
+import { configPath } from "../config/resolve.js";
 import type { ResolvedToolConfig } from "../config/schema.js";
 import {
   DELIVERY_SKIPPED_BY_CONFIGURATION,
   DELIVERY_SKIPPED_BY_USER,
+  DETACHED_CAUSES,
+  DETACHED_CAUSES_FOR_HOSTS,
   deliveryDeniedMessage,
+  deliveryNotDecidedMessage,
 } from "../routing/messages.js";
-import { type RunContext, showPrompt } from "./context.js";
+import { type AbortCause, type RunContext, showPrompt } from "./context.js";
+
+const RESULT_EDIT_CANCELLED = "Result edit cancelled.";
 
 /** A tool call's result as it goes back to the assistant. */
 export interface CallResult {
   readonly content: string;
   readonly is_error: boolean;
 }
-
-const RESULT_EDIT_CANCELLED = "Result edit cancelled.";
 
 /**
  * The `result` mode: `unattended` delivers, `skip` withholds, `ask`/`edit` use the detached
@@ -30,9 +34,18 @@ export async function deliverResult(
   if (mode === "skip") return { content: DELIVERY_SKIPPED_BY_CONFIGURATION, is_error: false };
   if (!ctx.humanReachable) {
     // The delivery prompt's default is "deliver", so `defaults` delivers as `auto` does.
-    return config.detached.deliver === "deny"
-      ? { content: deliveryDeniedMessage(call.name), is_error: true }
-      : result;
+    if (config.detached.deliver !== "deny") return result;
+    const unreachable = ctx.unreachable ?? "not_reachable";
+    const cause = DETACHED_CAUSES[unreachable];
+    const key = configPath([call.name, "detached", "deliver"]);
+    ctx.emitter.emit("prompt-refused", {
+      tool_call_id: call.id,
+      tool_name: call.name,
+      kind: "deliver",
+      reason: "no_prompt_backend",
+      explanation: `${call.name}'s result was not delivered because ${DETACHED_CAUSES_FOR_HOSTS[unreachable]}, and ${key} is "deny"; set it to "auto" or "defaults" to deliver results without asking.`,
+    });
+    return { content: deliveryDeniedMessage(call.name, cause), is_error: true };
   }
   const shown = await showPrompt(ctx, {
     kind: "deliver",
@@ -43,7 +56,21 @@ export async function deliverResult(
     mode,
   });
   if (shown.type === "failed") {
-    return mode === "edit" ? { content: RESULT_EDIT_CANCELLED, is_error: false } : skipped();
+    // JP's text for an editor that failed; otherwise the prompt never reached a decision: say so
+    // rather than "skipped by user".
+    if (mode === "edit") return { content: RESULT_EDIT_CANCELLED, is_error: false };
+    return {
+      content: deliveryNotDecidedMessage(`the delivery prompt failed (${shown.error})`),
+      is_error: true,
+    };
+  }
+  if (shown.type === "aborted" && shown.cause.type !== "user") {
+    const why: Record<Exclude<AbortCause["type"], "user">, string> = {
+      turn_ended: "the user ended the turn at another prompt",
+      timeout: "nobody decided in time",
+      interrupted: "the run was stopped before the user decided",
+    };
+    return { content: deliveryNotDecidedMessage(why[shown.cause.type]), is_error: false };
   }
   if (shown.type === "aborted" || shown.type === "unneeded")
     return mode === "edit" ? result : skipped();

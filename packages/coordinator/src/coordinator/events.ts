@@ -39,4 +39,21 @@ export interface CoordinatorEvents {
     readonly request: PromptRequest;
     readonly outcome: PromptOutcome;
   }) => void;
+  /**
+   * A prompt was refused without asking anyone (detached policy, a human-only question, a
+   * misfit configured answer): `explanation` names the cause and the configuration key that
+   * would change it, for the host's logs. The model gets a shorter text.
+   */
+  "prompt-refused": (event: PromptRefusal) => void;
+}
+
+/** Why a prompt was refused without asking anyone (see the `prompt-refused` event). */
+export interface PromptRefusal {
+  readonly tool_call_id: string;
+  readonly tool_name: string;
+  readonly kind: "question" | "permission" | "deliver";
+  /** The recorded inquiry's id, for a question. */
+  readonly inquiry_id?: string;
+  readonly reason: string;
+  readonly explanation: string;
 }

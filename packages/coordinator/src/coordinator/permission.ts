@@ -1,14 +1,36 @@
 import type { ToolCall } from "../backends/executor.js";
+import { configPath } from "../config/resolve.js";
 import type { ResolvedToolConfig } from "../config/schema.js";
 import {
+  DETACHED_CAUSES,
+  DETACHED_CAUSES_FOR_HOSTS,
   noHumanMessage,
+  PERMISSION_INTERRUPTED,
   permissionPromptFailed,
+  permissionTimedOutMessage,
   SKIPPED_BY_CONFIGURATION,
   SKIPPED_BY_USER,
   SKIPPED_REMEMBERED,
   skippedWithReason,
 } from "../routing/messages.js";
-import { type RunContext, showPrompt } from "./context.js";
+import { type AbortCause, formatSeconds, type RunContext, showPrompt } from "./context.js";
+import { TURN_ENDED } from "./question-round.js";
+
+// A permission prompt that ended without the person's decision says why.
+function notDecided(cause: AbortCause): PermissionDecision {
+  switch (cause.type) {
+    case "user":
+      return done(SKIPPED_BY_USER);
+    case "turn_ended":
+      return done(TURN_ENDED);
+    case "timeout":
+      return done(
+        permissionTimedOutMessage(cause.ms === undefined ? undefined : formatSeconds(cause.ms)),
+      );
+    case "interrupted":
+      return done(PERMISSION_INTERRUPTED);
+  }
+}
 
 /** Whether a tool call runs (maybe with edited arguments) or is answered without running. */
 export type PermissionDecision =
@@ -37,9 +59,18 @@ export async function decidePermission(
     return remembered ? { type: "run", call } : done(SKIPPED_REMEMBERED);
   if (!ctx.humanReachable) {
     // `auto` approves. A permission prompt has no default answer, so `defaults` fails like `deny`.
-    return config.detached.run === "auto"
-      ? { type: "run", call }
-      : done(noHumanMessage(call.name), true);
+    if (config.detached.run === "auto") return { type: "run", call };
+    const unreachable = ctx.unreachable ?? "not_reachable";
+    const cause = DETACHED_CAUSES[unreachable];
+    const key = configPath([call.name, "detached", "run"]);
+    ctx.emitter.emit("prompt-refused", {
+      tool_call_id: call.id,
+      tool_name: call.name,
+      kind: "permission",
+      reason: "no_prompt_backend",
+      explanation: `${call.name} was not run because ${DETACHED_CAUSES_FOR_HOSTS[unreachable]}, and ${key} is "${config.detached.run}"${config.detached.run === "defaults" ? " (a permission prompt has no default answer)" : ""}; set it to "auto" to run the tool without asking.`,
+    });
+    return done(noHumanMessage(call.name, cause), true);
   }
   const request = {
     kind: "permission",
@@ -63,7 +94,7 @@ export async function decidePermission(
       ? { type: "run", call }
       : done(SKIPPED_REMEMBERED);
   }
-  if (shown.type === "aborted") return done(SKIPPED_BY_USER);
+  if (shown.type === "aborted") return notDecided(shown.cause);
   if (shown.type === "failed") return done(permissionPromptFailed(shown.error), true);
   const { reply } = shown;
   switch (reply.type) {

@@ -7,10 +7,27 @@ import type { QuestionControls, QuestionPromptRequest } from "../backends/prompt
 import { questionConfigFor } from "../config/question-config.js";
 import type { QuestionTarget, ResolvedToolConfig } from "../config/schema.js";
 import { inquiryId, toInquiryQuestion } from "../recording/inquiry-question.js";
-import { INPUT_CANCELLED, INPUT_PROMPT_FAILED, inquiryFailedMessage } from "../routing/messages.js";
+import {
+  INPUT_CANCELLED,
+  INPUT_INTERRUPTED,
+  INPUT_PROMPT_FAILED,
+  inputTimedOutMessage,
+  inputUnreachableMessage,
+  inputUnsupportedMessage,
+  inquiryFailedMessage,
+} from "../routing/messages.js";
 import { routeQuestion } from "../routing/route-question.js";
 import type { AnswerWalk } from "./answer-walk.js";
-import { describe, type RunContext, record, showPrompt } from "./context.js";
+import {
+  type AbortCause,
+  abortCause,
+  describe,
+  formatSeconds,
+  type PromptFailure,
+  type RunContext,
+  record,
+  showPrompt,
+} from "./context.js";
 
 type NeedsInput = Extract<ExecutorResult, { type: "needs_input" }>;
 
@@ -34,11 +51,55 @@ export const INQUIRY_ERROR_REASONS: Readonly<Record<InquiryError["kind"], Cancel
   other: "backend_error",
 };
 
-/** A human may reply with something that does not fit; they are asked again this many times. */
-const MAX_PROMPTS_PER_QUESTION = 3;
+/**
+ * A person who replies with something that does not fit is asked again, with the error, as long as
+ * they keep trying something new. The same misfit reply this many times in a row is a backend
+ * stuck in a loop, not a person: that question fails alone.
+ */
+export const MAX_REPEATED_INVALID_REPLIES = 3;
+/** However the replies vary, a question is not shown more often than this. */
+export const MAX_PROMPTS_PER_QUESTION = 20;
 
 /** The text a tool gets back when the human ends the turn from one of its prompts. */
 export const TURN_ENDED = "The user ended the turn.";
+
+/** How a prompt that ended without the person's answer is recorded, and what the model reads. */
+export interface Stopped {
+  readonly reason: CancellationReason;
+  readonly content: string;
+  readonly is_error: boolean;
+}
+
+/**
+ * The record and model text for a question whose run aborted: the person's cancel only when it
+ * was theirs; a deadline, the End Turn of another prompt or a shutdown each say so.
+ */
+export function stoppedByAbort(cause: AbortCause): Stopped {
+  switch (cause.type) {
+    case "user":
+      return { reason: "user", content: INPUT_CANCELLED, is_error: false };
+    case "turn_ended":
+      return { reason: "turn_ended", content: TURN_ENDED, is_error: false };
+    case "timeout": {
+      const within = cause.ms === undefined ? undefined : formatSeconds(cause.ms);
+      return { reason: "timeout", content: inputTimedOutMessage(within), is_error: false };
+    }
+    case "interrupted":
+      return { reason: "interrupted", content: INPUT_INTERRUPTED, is_error: false };
+  }
+}
+
+/** The record and model text for a prompt backend that failed. */
+export function stoppedByFailure(failure: PromptFailure, error: string): Stopped {
+  switch (failure) {
+    case "unreachable":
+      return { reason: "backend_error", content: inputUnreachableMessage(error), is_error: true };
+    case "unsupported":
+      return { reason: "backend_error", content: inputUnsupportedMessage(error), is_error: true };
+    case "other":
+      return { reason: "backend_error", content: INPUT_PROMPT_FAILED, is_error: true };
+  }
+}
 
 const isSecret = (question: Question) => question.answer_type.type === "secret";
 
@@ -56,6 +117,11 @@ function recordCancelled(ctx: RunContext, id: string, reason: CancellationReason
   record(ctx, createEvent("inquiry_response", { outcome: "cancelled", id, reason }));
 }
 
+function stop(ctx: RunContext, id: string, stopped: Stopped): QuestionOutcome {
+  recordCancelled(ctx, id, stopped.reason);
+  return { type: "stop", content: stopped.content, is_error: stopped.is_error };
+}
+
 /**
  * Resolves one `needs_input`: records the request before anything else, routes the question,
  * and records how it ended. A reply that does not fit is recorded and asked again as a new
@@ -70,7 +136,10 @@ export async function resolveQuestion(
 ): Promise<QuestionOutcome> {
   const { question } = need;
   const questionConfig = questionConfigFor(config, question.id);
+  const answerFrom = config.questions[question.id]?.answer === undefined ? "*" : "own";
   let error: string | undefined;
+  let lastInvalid: string | undefined;
+  let repeats = 0;
   for (let shown = 0; ; shown++) {
     const attempt = ctx.turn.nextInquiryAttempt(call.id, question.id);
     const id = inquiryId(call.id, question.id, attempt);
@@ -83,6 +152,8 @@ export async function resolveQuestion(
       humanReachable: ctx.humanReachable,
       detached: config.detached.tool,
       remembered: ctx.turn.rememberedAnswer(call.name, question.id),
+      unreachable: ctx.unreachable,
+      answerFrom,
     });
     switch (route.type) {
       case "static":
@@ -92,6 +163,14 @@ export async function resolveQuestion(
         return { type: "answer", value: route.answer, prompted: false };
       case "refuse":
         recordCancelled(ctx, id, route.reason);
+        ctx.emitter.emit("prompt-refused", {
+          tool_call_id: call.id,
+          tool_name: call.name,
+          kind: "question",
+          inquiry_id: id,
+          reason: route.reason,
+          explanation: route.explanation,
+        });
         return { type: "stop", content: route.message, is_error: true };
       case "inquiry":
         return askAssistant(ctx, call, id, question, questionConfig?.target);
@@ -99,8 +178,16 @@ export async function resolveQuestion(
         const outcome = await askHuman(ctx, { call, config, id, need, walk, error });
         if (outcome.type !== "invalid") return outcome;
         error = outcome.message;
-        if (shown + 1 >= MAX_PROMPTS_PER_QUESTION) {
-          return { type: "stop", content: INPUT_PROMPT_FAILED, is_error: true };
+        repeats = outcome.reply === lastInvalid ? repeats + 1 : 1;
+        lastInvalid = outcome.reply;
+        if (repeats >= MAX_REPEATED_INVALID_REPLIES || shown + 1 >= MAX_PROMPTS_PER_QUESTION) {
+          // Only this question fails: the model gets the form's answers so far, as with Reply.
+          const body: Record<string, JsonValue> = {
+            cancelled: true,
+            answered: walk.disclosable(),
+            error: `the answer to question "${question.id}" kept failing validation (${error}); it was not answered`,
+          };
+          return { type: "stop", content: JSON.stringify(body), is_error: true };
         }
       }
     }
@@ -142,7 +229,14 @@ function promptRequest(round: HumanRound): QuestionPromptRequest {
   };
 }
 
-type HumanOutcome = QuestionOutcome | { readonly type: "invalid"; readonly message: string };
+type HumanOutcome =
+  | QuestionOutcome
+  | {
+      readonly type: "invalid";
+      readonly message: string;
+      /** The misfit reply as text, to tell a person's new try from a backend's repeat. */
+      readonly reply: string;
+    };
 
 async function askHuman(ctx: RunContext, round: HumanRound): Promise<HumanOutcome> {
   const { call, id, walk } = round;
@@ -173,21 +267,19 @@ async function askHuman(ctx: RunContext, round: HumanRound): Promise<HumanOutcom
     recordAnswer(ctx, id, question, answer);
     return { type: "answer", value: answer, prompted: false };
   }
-  if (shown.type === "aborted") {
-    recordCancelled(ctx, id, "user");
-    return { type: "stop", content: INPUT_CANCELLED, is_error: false };
-  }
-  if (shown.type === "failed") {
-    recordCancelled(ctx, id, "backend_error");
-    return { type: "stop", content: INPUT_PROMPT_FAILED, is_error: true };
-  }
+  if (shown.type === "aborted") return stop(ctx, id, stoppedByAbort(shown.cause));
+  if (shown.type === "failed") return stop(ctx, id, stoppedByFailure(shown.failure, shown.error));
   const { reply } = shown;
   switch (reply.type) {
     case "answer": {
       const checked = validateAnswer(question.answer_type, reply.value);
       if (checked.isErr()) {
         recordCancelled(ctx, id, "invalid_answer");
-        return { type: "invalid", message: checked.error.message };
+        return {
+          type: "invalid",
+          message: checked.error.message,
+          reply: JSON.stringify(reply.value) ?? "undefined",
+        };
       }
       recordAnswer(ctx, id, question, checked.value);
       return { type: "answer", value: checked.value, prompted: true };
@@ -253,7 +345,15 @@ async function askAssistant(
   } catch (cause) {
     result = err({ kind: ctx.signal.aborted ? "cancelled" : "other", message: describe(cause) });
   }
-  if (result.isErr()) return fail(INQUIRY_ERROR_REASONS[result.error.kind], result.error.message);
+  // An answer that arrives after the run aborted never reaches the tool, so it is not recorded
+  // as answered; nor is a deadline or a shutdown recorded as the person's cancel.
+  if (ctx.signal.aborted) {
+    const cause = abortCause(ctx.signal);
+    if (result.isOk() || cause.type !== "user") return stop(ctx, id, stoppedByAbort(cause));
+  }
+  if (result.isErr()) {
+    return fail(INQUIRY_ERROR_REASONS[result.error.kind], ctx.secrets.mask(result.error.message));
+  }
   const checked = validateAnswer(question.answer_type, result.value);
   if (checked.isErr()) {
     return fail("backend_error", `the answer does not fit the question: ${checked.error.message}`);

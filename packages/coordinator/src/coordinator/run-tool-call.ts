@@ -6,11 +6,11 @@ import {
   notAvailableMessage,
 } from "../routing/messages.js";
 import { AnswerWalk } from "./answer-walk.js";
-import { describe, type RunContext } from "./context.js";
+import { abortCause, describe, type RunContext } from "./context.js";
 import { type CallResult, deliverResult } from "./delivery.js";
 import type { ToolCallState } from "./events.js";
 import { decidePermission } from "./permission.js";
-import { resolveQuestion } from "./question-round.js";
+import { resolveQuestion, stoppedByAbort } from "./question-round.js";
 
 /** A tool call's final result, and whether the human ended the turn from it. */
 export interface CallOutcome extends CallResult {
@@ -74,6 +74,13 @@ async function attempt(run: CallRun, call: ToolCall): Promise<CallOutcome> {
   return finish(await deliverResult(ctx, permission.call, config, ran.outcome));
 }
 
+// The run aborted between passes: a shutdown or a deadline is not the person's cancel.
+function stopped(ctx: RunContext): Ran {
+  const cause = abortCause(ctx.signal);
+  const content = cause.type === "user" ? EXECUTION_CANCELLED : stoppedByAbort(cause).content;
+  return { source: "coordinator", outcome: finish({ content, is_error: false }) };
+}
+
 function finish(result: CallResult, endTurn = false): CallOutcome {
   return { content: result.content, is_error: result.is_error, endTurn };
 }
@@ -94,7 +101,7 @@ async function passes(
     outcome: finish({ content, is_error }, endTurn),
   });
   for (let asked = 0; ; asked++) {
-    if (ctx.signal.aborted) return stop(EXECUTION_CANCELLED, false);
+    if (ctx.signal.aborted) return stopped(ctx);
     if (asked > maxQuestions) {
       return stop(
         executionFailedMessage(call.name, `asked more than ${maxQuestions} questions`),
@@ -106,14 +113,14 @@ async function passes(
     try {
       result = await executor.execute({ call, answers: walk.snapshot(), signal: ctx.signal });
     } catch (cause) {
-      if (ctx.signal.aborted) return stop(EXECUTION_CANCELLED, false);
-      return stop(executionFailedMessage(call.name, describe(cause)), true);
+      if (ctx.signal.aborted) return stopped(ctx);
+      return stop(executionFailedMessage(call.name, ctx.secrets.mask(describe(cause))), true);
     }
     if (result.type === "completed") {
-      return {
-        source: "tool",
-        outcome: finish({ content: result.content, is_error: result.is_error }),
-      };
+      // A failure's text is the SDK's to record, so no secret answer may stay in it. A successful
+      // result is the tool's own choice of what to tell the model.
+      const content = result.is_error ? ctx.secrets.mask(result.content) : result.content;
+      return { source: "tool", outcome: finish({ content, is_error: result.is_error }) };
     }
     state("awaiting_input");
     const answered = await resolveQuestion(ctx, call, config, result, walk);
@@ -122,6 +129,7 @@ async function passes(
     if (answered.type === "back") walk.back();
     else {
       const secret = result.question.answer_type.type === "secret";
+      if (secret) ctx.secrets.add(answered.value);
       walk.set(result.question.id, answered.value, { prompted: answered.prompted, secret });
     }
   }

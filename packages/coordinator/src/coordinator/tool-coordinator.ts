@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import {
   type ConversationStream,
   createEvent,
@@ -9,12 +10,21 @@ import { EventEmitter } from "eventemitter3";
 import type { ExecutorSource, ToolCall } from "../backends/executor.js";
 import type { InquiryBackend } from "../backends/inquiry-backend.js";
 import type { PromptBackend, PromptRequest, ReplyFor } from "../backends/prompt-backend.js";
-import { resolveToolConfig } from "../config/resolve.js";
+import type { ConfigError } from "../config/errors.js";
+import { parseToolsConfig, resolveToolConfig } from "../config/resolve.js";
 import type { ResolvedToolConfig, ToolsConfig } from "../config/schema.js";
+import { executionFailedMessage } from "../routing/messages.js";
 import type { TurnState } from "../turn-state.js";
-import { appendOrThrow, type RunContext } from "./context.js";
+import {
+  appendOrThrow,
+  describe,
+  type RunContext,
+  SecretMask,
+  TurnEndedSignal,
+  type Unreachable,
+} from "./context.js";
 import { escalatePrompt } from "./escalation.js";
-import type { CoordinatorEvents } from "./events.js";
+import type { CoordinatorEvents, PromptRefusal } from "./events.js";
 import { PromptQueue } from "./prompt-queue.js";
 import { type CallSetup, runToolCall } from "./run-tool-call.js";
 
@@ -35,12 +45,34 @@ export interface ToolCoordinatorOptions {
   readonly maxQuestionsPerCall?: number;
 }
 
+/**
+ * The `tools` given to a {@link ToolCoordinator} are not a valid `conversation.tools`: thrown by
+ * the constructor, so a run never starts on a configuration it cannot apply. `error` names the
+ * full path of the first bad setting.
+ */
+export class ToolsConfigError extends Error {
+  override readonly name = "ToolsConfigError";
+  constructor(readonly error: ConfigError) {
+    super(error.message);
+  }
+}
+
 /** Options of one {@link ToolCoordinator.run}. */
 export interface RunOptions {
   /** The turn's state; build one per turn. */
   readonly turn: TurnState;
-  /** Aborts every tool, prompt and inquiry; each call still gets a recorded response. */
+  /**
+   * Aborts every tool, prompt and inquiry; each call still gets a recorded response. The abort
+   * reason decides what is recorded: a bare `abort()` is the person stopping the turn (`user`),
+   * a `TimeoutError` (as from `AbortSignal.timeout()`) is `timeout`, any other reason (a
+   * shutdown) is `interrupted`. None of the last two reads as the person's decision.
+   */
   readonly signal?: AbortSignal;
+  /**
+   * How long a person has to answer each prompt once it is shown. A prompt left unanswered is
+   * recorded as `timeout`, never as the person's decline. No limit by default.
+   */
+  readonly promptTimeoutMs?: number;
 }
 
 /** What one assistant cycle's tool calls came to. */
@@ -49,6 +81,11 @@ export interface RunResult {
   readonly responses: readonly ToolCallResponse[];
   /** The human chose "End Turn": the host should not ask the assistant again this turn. */
   readonly endTurn: boolean;
+  /**
+   * Prompts refused without asking anyone, each with the cause and the configuration key that
+   * would change it (the same as the `prompt-refused` events).
+   */
+  readonly refusals: readonly PromptRefusal[];
 }
 
 /**
@@ -67,9 +104,14 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
   // The tool calls running now, for escalation from the sub-agents they host.
   readonly #running = new Map<string, { ctx: RunContext; call: ToolCall }>();
 
+  /** @throws {ToolsConfigError} when `options.tools` is not a valid `conversation.tools`. */
   constructor(options: ToolCoordinatorOptions) {
     super();
-    this.#options = options;
+    // Checked here, once: a config built in code that skipped `parseToolsConfig` (say
+    // `detached: "Auto"`) must fail loudly now, not half-way through a run.
+    const tools = parseToolsConfig(options.tools);
+    if (tools.isErr()) throw new ToolsConfigError(tools.error);
+    this.#options = { ...options, tools: tools.value };
   }
 
   /** The resolved configuration of a tool, as the coordinator will apply it. */
@@ -90,21 +132,30 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     const requests = calls.map((call) => this.#recordRequest(call, recorded));
     const ended = new AbortController();
     const signal = options.signal ? AbortSignal.any([options.signal, ended.signal]) : ended.signal;
+    // Every call, prompt and executor listens to this signal: many calls are expected.
+    setMaxListeners(0, signal);
     let endTurn = false;
+    const unreachable = await this.#unreachable();
+    const refusals: PromptRefusal[] = [];
+    const collect = (refusal: PromptRefusal) => refusals.push(refusal);
+    this.on("prompt-refused", collect);
     const ctx: RunContext = {
       stream,
       tools: this.#options.tools,
       prompts: this.#options.prompts,
       inquiries: this.#options.inquiries,
-      humanReachable: await this.#humanReachable(),
+      humanReachable: unreachable === undefined,
+      unreachable,
       turn: options.turn,
       signal,
       endTurn: () => {
         endTurn = true;
-        ended.abort();
+        ended.abort(new TurnEndedSignal());
       },
       queue: this.#queue,
       emitter: this,
+      promptTimeoutMs: options.promptTimeoutMs,
+      secrets: new SecretMask(),
     };
     const setup: CallSetup = {
       executors: this.#options.executors,
@@ -116,11 +167,18 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
         this.#running.set(call.id, { ctx, call });
         try {
           return await runToolCall(ctx, setup, call);
+        } catch (cause) {
+          // Never reject for a call: a bug in a host's code still leaves the call answered.
+          return {
+            content: executionFailedMessage(call.name, ctx.secrets.mask(describe(cause))),
+            is_error: true,
+            endTurn: false,
+          };
         } finally {
           this.#running.delete(call.id);
         }
       }),
-    );
+    ).finally(() => this.off("prompt-refused", collect));
     const responses = requests.map((call, i) => {
       const outcome = outcomes[i] as (typeof outcomes)[number];
       const response = createEvent("tool_call_response", {
@@ -131,7 +189,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
       appendOrThrow(stream, response);
       return response;
     });
-    return { responses, endTurn };
+    return { responses, endTurn, refusals };
   }
 
   /**
@@ -163,13 +221,15 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     return escalatePrompt({ ...ctx, signal }, running.call, agent, request);
   }
 
-  async #humanReachable(): Promise<boolean> {
+  // Why no human can be asked now, or undefined when one can.
+  async #unreachable(): Promise<Unreachable | undefined> {
     const { prompts, nonInteractive } = this.#options;
-    if (nonInteractive === true || prompts === undefined) return false;
+    if (nonInteractive === true) return "non_interactive";
+    if (prompts === undefined) return "no_backend";
     try {
-      return await prompts.isHumanReachable();
+      return (await prompts.isHumanReachable()) ? undefined : "not_reachable";
     } catch {
-      return false;
+      return "not_reachable";
     }
   }
 

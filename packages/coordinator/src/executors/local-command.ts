@@ -11,6 +11,32 @@ import { interpretCommandOutput } from "./internal-command-output.js";
 import { type CommandPlan, planCommand, renderArgs } from "./internal-command-template.js";
 import { type ProcessRun, runProcess } from "./internal-run-process.js";
 
+/**
+ * The variables a local command receives from the host's environment by default: what programs
+ * need to find themselves, their home, their locale and a terminal type. Every `LC_*` variable
+ * is passed too. Anything else (API keys, tokens) must be named.
+ */
+export const DEFAULT_ENV_ALLOWLIST: readonly string[] = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "LANG",
+  "LANGUAGE",
+  "TERM",
+  "TZ",
+  "TMPDIR",
+  "TMP",
+  "TEMP",
+  // What Windows programs need to start at all.
+  "SYSTEMROOT",
+  "WINDIR",
+  "COMSPEC",
+  "PATHEXT",
+  "USERPROFILE",
+];
+
 const DEFAULT_MAX_OUTPUT_BYTES = 10 * 1024 * 1024;
 const DEFAULT_KILL_GRACE_MS = 2000;
 const CANCELLED = "Tool execution cancelled.";
@@ -26,10 +52,17 @@ export interface LocalCommandSettings {
    */
   readonly context?: Readonly<Record<string, JsonValue>>;
   /**
-   * The child's whole environment, not merged with this process's (the default), so host
-   * secrets such as API keys need not reach tools. The program is looked up on its `PATH`.
+   * The child's whole environment, exactly (nothing of this process's is added). The program is
+   * looked up on its `PATH`. Without it the child gets {@link inheritEnv}'s choice.
    */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Which of this process's environment variables a command receives when `env` is not given:
+   * by default only {@link DEFAULT_ENV_ALLOWLIST} (so an API key in the host's environment does
+   * not reach every tool), plus the names in a list given here and in the tool's own
+   * `command.env`. `true` passes the whole environment: an explicit opt-in.
+   */
+  readonly inheritEnv?: boolean | readonly string[];
   /** The cap on stdout and, separately, on stderr; beyond it the process is stopped. 10 MiB. */
   readonly maxOutputBytes?: number;
   /** How long a stopped process gets between SIGTERM and SIGKILL; default 2000 ms. */
@@ -144,10 +177,38 @@ function prepare(options: LocalCommandExecutorOptions): Result<Prepared, string>
     context,
     // Config options are JSON by construction (the config schema reads them as JSON).
     toolOptions: (options.options ?? {}) as JsonObject,
-    env: options.env,
+    env: options.env ?? childEnv(options.inheritEnv, commandEnvNames(options.command)),
     maxOutputBytes,
     killGraceMs,
   });
+}
+
+/** The names a tool's table-form `command.env` asks for. */
+function commandEnvNames(command: CommandConfig): readonly string[] {
+  return typeof command === "object" && command.env !== undefined ? command.env : [];
+}
+
+// The environment a command gets from this process: the allowlist and the names asked for, or
+// everything when the host opted in. Names compare case-insensitively on Windows only.
+function childEnv(
+  inherit: boolean | readonly string[] | undefined,
+  named: readonly string[],
+): Readonly<Record<string, string>> | undefined {
+  if (inherit === true) return undefined;
+  const wanted = new Set([
+    ...DEFAULT_ENV_ALLOWLIST,
+    ...(Array.isArray(inherit) ? inherit : []),
+    ...named,
+  ]);
+  const windows = process.platform === "win32";
+  const wantedUpper = windows ? new Set([...wanted].map((name) => name.toUpperCase())) : wanted;
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value === undefined) continue;
+    const key = windows ? name.toUpperCase() : name;
+    if (wantedUpper.has(key) || key.startsWith("LC_")) env[name] = value;
+  }
+  return env;
 }
 
 async function runPass(

@@ -2,8 +2,8 @@
 // refusals is the seeds' (RFD 083); the other result texts are JP's own.
 
 /** No human can answer and the policy does not allow anything else (RFD 083 / RFD 049). */
-export const noHumanMessage = (tool: string) =>
-  `${tool} cannot run because no interactive terminal is available. Do not retry this tool call in this turn; continue without user input or explain what information is missing.`;
+export const noHumanMessage = (tool: string, why = "no interactive terminal is available") =>
+  `${tool} cannot run because ${why}. Do not retry this tool call in this turn; continue without user input or explain what information is missing.`;
 
 /** A human-only question was configured to go to the assistant (RFD 083). */
 export const assistantDeniedMessage = (tool: string) =>
@@ -37,5 +37,46 @@ export const executionFailedMessage = (tool: string, error: string) =>
   `Tool '${tool}' failed: ${error}`;
 
 /** A result that needed approval could not be delivered without a human. */
-export const deliveryDeniedMessage = (tool: string) =>
-  `${tool} ran, but its result was not delivered because no interactive terminal is available to approve it. Do not retry this tool call in this turn.`;
+export const deliveryDeniedMessage = (tool: string, why = "no interactive terminal is available") =>
+  `${tool} ran, but its result was not delivered because ${why} to approve it. Do not retry this tool call in this turn.`;
+
+/** A prompt's deadline passed; never worded as the person's decision. */
+export const inputTimedOutMessage = (within: string | undefined) =>
+  `Tool input timed out: no answer ${within === undefined ? "before the time limit" : `within ${within}`}. The user did not decline; continue without the answer or ask again later.`;
+
+/** The host stopped the run (a shutdown) before the person answered. */
+export const INPUT_INTERRUPTED =
+  "Tool input interrupted: the run was stopped before the user answered. The user did not decline.";
+
+/** The prompt backend could not reach the person (a client disconnected, the terminal went away). */
+export const inputUnreachableMessage = (detail: string) =>
+  `Tool input prompt failed: the user could not be reached (${detail}). The user did not decline; do not retry this tool call in this turn.`;
+
+/** The prompt backend cannot show this prompt; `detail` says what the person can answer. */
+export const inputUnsupportedMessage = (detail: string) => `Tool input prompt failed: ${detail}`;
+
+/** A permission prompt that could not be answered in time. */
+export const permissionTimedOutMessage = (within: string | undefined) =>
+  `Tool not run: no permission decision ${within === undefined ? "before the time limit" : `within ${within}`}. The user did not decline.`;
+
+/** The host stopped the run before the person decided whether a tool may run. */
+export const PERMISSION_INTERRUPTED =
+  "Tool not run: the run was stopped before the user decided. The user did not decline.";
+
+/** A delivery prompt that could not be answered. */
+export const deliveryNotDecidedMessage = (why: string) =>
+  `The tool ran, but its result was not delivered: ${why}. The user did not decline.`;
+
+/** Why nobody was asked, as the model reads it (RFD 083's wording where it is true). */
+export const DETACHED_CAUSES = {
+  non_interactive: "the run is non-interactive, so no user can answer",
+  no_backend: "no interactive terminal is available",
+  not_reachable: "no interactive terminal is available",
+} as const;
+
+/** Why nobody was asked, as the host reads it: what decided, and where. */
+export const DETACHED_CAUSES_FOR_HOSTS = {
+  non_interactive: "the run is non-interactive (`nonInteractive: true`, `--non-interactive`)",
+  no_backend: "no prompt backend is configured (the ToolCoordinator's `prompts` option)",
+  not_reachable: "the prompt backend reports that nobody is reachable (no terminal, no client)",
+} as const;

@@ -291,11 +291,13 @@ describe("aborting a run", () => {
     expect(endTurn).toBe(true);
     expect(human.questions.map((q) => q.controls.end_turn)).toEqual([true]);
     expect(responses.map((r) => r.id)).toEqual(["call_1", "call_2"]);
-    expect(responses[1]?.content).toBe("Tool input cancelled by user.");
+    // The queued call never showed its question: the record says the turn ended, not that the
+    // person cancelled it.
+    expect(responses[1]?.content).toBe("The user ended the turn.");
     expect(inquiryTrail(stream.events).filter((e) => "response" in e)).toEqual(
       expect.arrayContaining([
         { response: "call_1.confirm.1", cancelled: "end_turn" },
-        { response: "call_2.name.1", cancelled: "user" },
+        { response: "call_2.name.1", cancelled: "turn_ended" },
       ]),
     );
     expect(unpaired(stream.events, "inquiry")).toEqual({ requests: [], responses: [] });

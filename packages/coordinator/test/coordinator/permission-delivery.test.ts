@@ -269,7 +269,13 @@ describe("permission (`run` mode)", () => {
       });
       expect(human.requests).toEqual([]);
       expect(tool.executions).toEqual([]);
-      expect(responses.map((r) => [r.content, r.is_error])).toEqual([[noHuman("shell"), true]]);
+      // The model is told the truth: a terminal may well be there, the run is non-interactive.
+      expect(responses.map((r) => [r.content, r.is_error])).toEqual([
+        [
+          "shell cannot run because the run is non-interactive, so no user can answer. Do not retry this tool call in this turn; continue without user input or explain what information is missing.",
+          true,
+        ],
+      ]);
     });
   });
 });

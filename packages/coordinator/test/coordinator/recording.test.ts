@@ -523,8 +523,7 @@ describe("RFD 083 Phase 1 tests, through the ToolCoordinator", () => {
     const { stream, coordinator } = coordinatorFor({
       tools: { "*": { run: "unattended", detached: "auto" } },
       executors: new MockExecutorSource({ deploy: tool }),
-      nonInteractive: true,
-      prompts: new MockPromptBackend(),
+      prompts: new MockPromptBackend({}, { reachable: false }),
       inquiries: llm,
     });
 

@@ -13,12 +13,15 @@ const assistantDenied = (tool: string) =>
 const invalidStatic = (tool: string, id: string, detail: string) =>
   `${tool}: the configured conversation.tools.${tool}.questions.${id}.answer value does not match the question's answer_type. Update the configuration; do not retry. (${detail})`;
 
-const refuseNoHuman: Route = {
+/** A route as the table rows compare it: the host-facing explanation is checked on its own. */
+type Decided = Route | Omit<Extract<Route, { type: "refuse" }>, "explanation">;
+
+const refuseNoHuman: Decided = {
   type: "refuse",
   reason: "no_prompt_backend",
   message: noHuman("git"),
 };
-const refuseAssistant: Route = {
+const refuseAssistant: Decided = {
   type: "refuse",
   reason: "assistant_routing_denied",
   message: assistantDenied("git"),
@@ -51,10 +54,12 @@ interface Row {
   readonly humanReachable: boolean;
   readonly detached: DetachedMode;
   readonly remembered?: JsonValue;
-  readonly expected: Route;
+  readonly expected: Decided;
 }
 
-function route(row: Row): Route {
+// The routing table's rows compare what is decided and what the model reads; the host-facing
+// explanation has its own cases below.
+function route(row: Row): Decided {
   const input: RouteInput = {
     toolName: "git",
     question: row.question,
@@ -63,7 +68,11 @@ function route(row: Row): Route {
     detached: row.detached,
     remembered: row.remembered,
   };
-  return routeQuestion(input);
+  const routed = routeQuestion(input);
+  if (routed.type !== "refuse") return routed;
+  expect(routed.explanation).toMatch(/^conversation\.tools|^git/);
+  const { explanation: _, ...decided } = routed;
+  return decided;
 }
 
 describe("routeQuestion: RFD 083's resolution precedence table", () => {
@@ -279,7 +288,7 @@ describe("routeQuestion: RFD 082's secret guard", () => {
 describe("routeQuestion: RFD 049's detached modes (no human, target user)", () => {
   const valid = (extra: Partial<Question>) => confirm({ default: true, ...extra });
   const invalid = (extra: Partial<Question>) => confirm({ default: "yes", ...extra });
-  it.each<[DetachedMode, boolean, "none" | "valid" | "invalid", Route]>([
+  it.each<[DetachedMode, boolean, "none" | "valid" | "invalid", Decided]>([
     ["auto", false, "none", { type: "inquiry" }],
     ["auto", false, "valid", { type: "inquiry" }],
     ["auto", false, "invalid", { type: "inquiry" }],
