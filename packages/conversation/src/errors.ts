@@ -18,7 +18,8 @@ export interface StreamError {
     | "orphaned-inquiry-response"
     | "duplicate-inquiry-response"
     | "turn-start-not-allowed"
-    | "no-turn";
+    | "no-turn"
+    | "no-such-event";
   readonly message: string;
   /** The `id` of the offending response, where there is one. */
   readonly id?: string;

@@ -88,8 +88,10 @@ function dropDefaults<
 /**
  * The cancellation reasons this SDK writes. The first five are RFD 082/083's; `back`, `reply`
  * and `end_turn` record a form prompt the human left with that control, and `invalid_answer` a
- * reply that did not fit the question (the question is asked again). Any other string read from
- * disk is kept verbatim.
+ * reply that did not fit the question (the question is asked again). The last three are never
+ * the person's decision: `turn_ended` (the person ended the turn at another prompt), `timeout`
+ * (nobody answered in time) and `interrupted` (the host stopped the run, e.g. a shutdown). Any
+ * other string read from disk is kept verbatim.
  */
 export const KNOWN_CANCELLATION_REASONS = [
   "user",
@@ -101,6 +103,9 @@ export const KNOWN_CANCELLATION_REASONS = [
   "reply",
   "end_turn",
   "invalid_answer",
+  "turn_ended",
+  "timeout",
+  "interrupted",
 ] as const;
 
 /** A reason this SDK writes (see {@link KNOWN_CANCELLATION_REASONS}). */

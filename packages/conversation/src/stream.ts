@@ -9,6 +9,7 @@ import {
   type TurnStart,
 } from "./events.js";
 import { type Family, pairKey } from "./internal/pairing.js";
+import type { JsonObject, JsonValue } from "./json.js";
 import { turnWindows } from "./internal/turns.js";
 import { type SanitizeReport, sanitizeEvents } from "./sanitize.js";
 import { formatTimestamp } from "./timestamp.js";
@@ -147,6 +148,29 @@ export class ConversationStream {
     return ok(undefined);
   }
 
+  /**
+   * Sets (or, with `undefined`, removes) one key of the `metadata` of the entry at `index`,
+   * leaving everything else of the entry as it is; an emptied `metadata` is left out when
+   * written. Metadata is where JP and this SDK keep data a reader may not know (JP writes
+   * `cache_breakpoint` there; the coordinator keeps a suspended prompt's state there).
+   */
+  setMetadata(index: number, key: string, value: JsonValue | undefined): Result<void, StreamError> {
+    const event = this.#events[index];
+    if (event === undefined || !Number.isInteger(index)) {
+      return err({ kind: "no-such-event", message: `the stream has no entry at index ${index}` });
+    }
+    const current = (event as { metadata?: JsonObject }).metadata;
+    const metadata: JsonObject = {};
+    if (current !== undefined) {
+      for (const [k, v] of Object.entries(current)) if (k !== key) setOwn(metadata, k, v);
+    }
+    if (value !== undefined) setOwn(metadata, key, value);
+    const { metadata: _, ...rest } = event as StreamEvent & { metadata?: JsonObject };
+    const next = Object.keys(metadata).length === 0 ? rest : { ...rest, metadata };
+    this.#events[index] = next as StreamEvent;
+    return ok(undefined);
+  }
+
   // The current turn's request/response balance, kept between appends so that appending to a
   // long conversation costs the same as appending to a short one. Rebuilt after anything that
   // rewrites the events (sanitize) or starts a turn.
@@ -175,6 +199,11 @@ export class ConversationStream {
     this.#balance = undefined;
     return report;
   }
+}
+
+// An own key even for `__proto__`: metadata keys come from disk.
+function setOwn(target: JsonObject, key: string, value: JsonValue): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function refuseTurnStart(event: ConversationEvent): StreamError | undefined {
