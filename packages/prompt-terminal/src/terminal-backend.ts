@@ -2,7 +2,7 @@ import type { AskOptions, PromptBackend, PromptRequest, ReplyFor } from "@jp/coo
 import { askDeliver } from "./internal/deliver-prompt.js";
 import { askPermission } from "./internal/permission-prompt.js";
 import { askQuestion } from "./internal/question-prompt.js";
-import { TerminalSession, ttyOpens } from "./internal/terminal.js";
+import { inputEnded, TerminalSession, ttyOpens } from "./internal/terminal.js";
 import { createTerminalUi, type TerminalUi } from "./internal/terminal-ui.js";
 
 /** Options of {@link createTerminalPromptBackend}. */
@@ -41,8 +41,9 @@ function isCancellation(error: unknown): boolean {
 /**
  * Creates the terminal prompt backend: questions of every answer type, permission and
  * result-delivery prompts, drawn with `@inquirer/core` on `/dev/tty`. Every string that a model
- * or tool controls is neutralized before it is drawn. Ctrl+C or an aborted signal resolves
- * `{type: "cancelled"}`; other failures (no terminal, the terminal hung up) reject.
+ * or tool controls is neutralized before it is drawn. Ctrl+C, end of input at the prompt (stdin
+ * closed, the terminal hung up) or an aborted signal resolves `{type: "cancelled"}`; a prompt
+ * that cannot reach the terminal at all rejects with `HumanUnreachableError`.
  *
  * @example
  * ```ts
@@ -78,8 +79,9 @@ export function createTerminalPromptBackend(
       const ui = createTerminalUi(session, AbortSignal.any([signal, stop.signal]), env);
       return (await dispatch(ui, request)) as ReplyFor<R>;
     } catch (error) {
-      // A hung-up terminal is a failure of the backend, not the user's choice.
-      if (ended) throw new Error("the terminal input ended during the prompt", { cause: error });
+      // End of input at the prompt (stdin closed, the terminal hung up) takes the same path as
+      // Ctrl+C (RFD 082): it is recorded as the user's cancellation, not a backend failure.
+      if (ended) return { type: "cancelled" } as ReplyFor<R>;
       if (isCancellation(error)) {
         // Inquirer leaves the prompt's last frame on screen; say plainly that it was left.
         if (!stop.signal.aborted) session.write("\n✖ cancelled\n");
@@ -95,7 +97,7 @@ export function createTerminalPromptBackend(
 
   return {
     isHumanReachable() {
-      if (input !== undefined) return true;
+      if (input !== undefined) return !inputEnded(input);
       // A controlling terminal does not come and go during a run: check once.
       reachable ??= ttyOpens(ttyPath);
       return reachable;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import type { PromptRequest } from "@jp/coordinator";
+import { HumanUnreachableError, type PromptRequest } from "@jp/coordinator";
 import { describe, expect, it } from "vitest";
 import { createTerminalPromptBackend } from "../src/index.js";
 import { KEYS } from "./support/fake-terminal.js";
@@ -102,12 +102,33 @@ describe("cancellation", () => {
     await expect(reply).resolves.toEqual({ type: "cancelled" });
   });
 
-  it("a terminal whose input ends rejects (a backend failure, not a user's cancel)", async () => {
+  // RFD 082: end of input at the prompt takes the user path, like Ctrl+C, not a backend error.
+  it.each<[string, (input: PassThrough) => void]>([
+    ["ends (stdin closed, or the terminal hung up)", (input) => input.end()],
+    ["is destroyed", (input) => input.destroy()],
+  ])("input that %s mid-prompt resolves cancelled", async (_what, hangUp) => {
     const { term, ask } = harness();
-    const reply = ask(deliverRequest());
+    const reply = ask(questionRequest({ answer_type: { type: "text" } }));
+    await term.waitFor("Proceed?");
+    hangUp(term.input);
+    await expect(reply).resolves.toEqual({ type: "cancelled" });
+  });
+
+  it("after the input ended, no human is reachable and a later prompt rejects unshown", async () => {
+    const { term, ask, backend } = harness();
+    const first = ask(deliverRequest({ tool_name: "first" }));
+    const queued = ask(deliverRequest({ tool_name: "second" }));
     await term.waitFor("[y,n,e]");
     term.input.end();
-    await expect(reply).rejects.toThrow("the terminal input ended during the prompt");
+    await expect(first).resolves.toEqual({ type: "cancelled" });
+    const error = await queued.then(
+      () => undefined,
+      (cause: unknown) => cause,
+    );
+    expect(error).toBeInstanceOf(HumanUnreachableError);
+    expect(String(error)).toContain("the terminal's input has ended");
+    expect(term.plain()).not.toContain("second");
+    expect(backend.isHumanReachable()).toBe(false);
   });
 });
 
@@ -163,11 +184,11 @@ describe("isHumanReachable", () => {
     }
   });
 
-  it("asking when the terminal cannot be opened rejects", async () => {
+  it("asking when the terminal cannot be opened rejects: the person cannot be reached", async () => {
     const backend = createTerminalPromptBackend({ ttyPath: "/nonexistent/tty" });
-    await expect(
-      backend.ask(deliverRequest(), { signal: new AbortController().signal }),
-    ).rejects.toThrow("cannot open the terminal /nonexistent/tty");
+    const reply = backend.ask(deliverRequest(), { signal: new AbortController().signal });
+    await expect(reply).rejects.toThrow("cannot open the terminal /nonexistent/tty");
+    await expect(reply).rejects.toBeInstanceOf(HumanUnreachableError);
   });
 
   it("refuses only one injected stream", () => {

@@ -3,6 +3,7 @@ import { closeSync, constants, openSync } from "node:fs";
 import { Writable } from "node:stream";
 import { isatty, ReadStream, WriteStream } from "node:tty";
 import type { input } from "@inquirer/prompts";
+import { HumanUnreachableError } from "@jp/coordinator";
 
 /** The context inquirer prompts take (`@inquirer/type` is not a dependency of ours). */
 export type PromptContext = NonNullable<Parameters<typeof input>[1]>;
@@ -49,7 +50,8 @@ function openTty(ttyPath: string): Streams {
     return { input: new ReadStream(inputFd), output: new WriteStream(outputFd), owned: true };
   } catch (cause) {
     for (const fd of fds) closeSync(fd);
-    throw new Error(`cannot open the terminal ${ttyPath}`, { cause });
+    // The terminal went away (or never was): nobody can be asked, which is not a decision.
+    throw new HumanUnreachableError(`cannot open the terminal ${ttyPath}`, { cause });
   }
 }
 
@@ -66,14 +68,21 @@ export class TerminalSession {
     this.#source = source;
   }
 
-  /** The input and output, opening the terminal if needed. */
+  /**
+   * The input and output, opening the terminal if needed. Rejects with
+   * {@link HumanUnreachableError} when the terminal cannot be opened or its input already ended.
+   */
   streams(): Streams {
     if (this.#streams !== undefined) return this.#streams;
     const { input, output, ttyPath } = this.#source;
-    this.#streams =
-      input !== undefined && output !== undefined
-        ? { input, output, owned: false }
-        : openTty(ttyPath);
+    if (input !== undefined && output !== undefined) {
+      if (inputEnded(input)) {
+        throw new HumanUnreachableError("the terminal's input has ended (stdin closed)");
+      }
+      this.#streams = { input, output, owned: false };
+    } else {
+      this.#streams = openTty(ttyPath);
+    }
     return this.#streams;
   }
 
@@ -91,11 +100,22 @@ export class TerminalSession {
     return { input, output: new ForwardingOutput(output), signal, clearPromptOnDone: false };
   }
 
-  /** Calls `listener` if the input ends (the terminal hung up); returns the unsubscriber. */
+  /**
+   * Calls `listener` once if the input ends or closes (stdin closed; a terminal that hangs up
+   * reads as end of input); returns the unsubscriber.
+   */
   onInputEnd(listener: () => void): () => void {
     const { input } = this.streams();
-    input.once("end", listener);
-    return () => input.removeListener("end", listener);
+    let called = false;
+    const once = () => {
+      if (called) return;
+      called = true;
+      listener();
+    };
+    for (const event of INPUT_GONE) input.on(event, once);
+    return () => {
+      for (const event of INPUT_GONE) input.removeListener(event, once);
+    };
   }
 
   /**
@@ -123,6 +143,15 @@ export class TerminalSession {
     }
     if (output instanceof WriteStream) output.destroy();
   }
+}
+
+/** The input events after which no key can arrive any more. */
+const INPUT_GONE = ["end", "close"] as const;
+
+/** Whether an injected input can no longer deliver keys (it ended or was destroyed). */
+export function inputEnded(input: NodeJS.ReadableStream): boolean {
+  const state = input as { readableEnded?: boolean; destroyed?: boolean };
+  return state.readableEnded === true || state.destroyed === true;
 }
 
 /** Forwards writes to `target` and reports its size, but never ends it. */
