@@ -6,5 +6,6 @@ export default [
   "packages/builtins",
   "packages/rpc",
   "packages/prompt-terminal",
+  "packages/mcp",
   "examples/terminal-agent",
 ];

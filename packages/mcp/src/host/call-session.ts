@@ -1,0 +1,121 @@
+import type { Answers, ExecutorResult, ToolCall } from "@jp/coordinator";
+import { type DecidedBy, decisionFor, decisionMeta } from "../decision.js";
+import {
+  type Asker,
+  type ElicitationPlan,
+  type ElicitResponse,
+  planIds,
+  QuestionIds,
+  stepElicitation,
+} from "./elicitation.js";
+
+/** What every tool call in flight on an MCP connection offers the connection. */
+export interface CallSession {
+  /** Question ids a person answered at a prompt in this call. */
+  readonly prompted: Set<string>;
+  /** One pass of the tool: its result, or the next question. */
+  pass(answers: Answers, signal: AbortSignal): Promise<ExecutorResult>;
+  /** The coordinator closed question `questionId` without an answer, for `reason`. */
+  closed(questionId: string, reason: string): void;
+  /** The coordinator is done with the call: release whatever still waits. */
+  end(): void;
+}
+
+/** What a session needs from its connection. */
+export interface SessionHost {
+  readonly server: string;
+  /** Opens a URL the person consented to; absent when URL mode is not offered. */
+  readonly openUrl: ((url: string) => Promise<void> | void) | undefined;
+  /** How long the server may work between two answers before the call fails. */
+  readonly serverTimeoutMs: number;
+}
+
+/** One elicitation waiting for its answers. */
+export interface PendingElicitation {
+  readonly plan: ElicitationPlan;
+  /** Sends the response to the server; later calls do nothing. */
+  readonly respond: (response: ElicitResponse) => void;
+}
+
+/**
+ * The state one call's elicitations share in both eras: question ids unique within the call,
+ * the questions a person answered, and the walk of one elicitation's questions.
+ */
+export abstract class ElicitingCall implements CallSession {
+  readonly prompted = new Set<string>();
+  readonly ids = new QuestionIds();
+  readonly asker: Asker;
+
+  constructor(
+    protected readonly host: SessionHost,
+    protected readonly call: ToolCall,
+    protected readonly remoteName: string,
+  ) {
+    this.asker = { server: host.server, tool: remoteName };
+  }
+
+  /** The coordinator's id of this tool call. */
+  get callId(): string {
+    return this.call.id;
+  }
+
+  abstract pass(answers: Answers, signal: AbortSignal): Promise<ExecutorResult>;
+  abstract closed(questionId: string, reason: string): void;
+  abstract end(): void;
+
+  /**
+   * Walks one elicitation: the next question to ask, or `undefined` once its response is sent
+   * (after opening a consented URL).
+   */
+  protected async walk(
+    pending: PendingElicitation,
+    answers: Answers,
+  ): Promise<ExecutorResult | undefined> {
+    const step = stepElicitation(pending.plan, answers, this.prompted);
+    if (step.type === "ask") {
+      return {
+        type: "needs_input",
+        question: step.question,
+        source: { source: "tool", name: this.call.name },
+        form: step.form,
+      };
+    }
+    if (step.open !== undefined) {
+      try {
+        await this.host.openUrl?.(step.open);
+      } catch {
+        // The person said yes but the page did not open: nobody decided against it.
+        pending.respond({ action: "cancel", _meta: decisionMeta("host", "backend_error") });
+        return undefined;
+      }
+    }
+    pending.respond(step.response);
+    return undefined;
+  }
+
+  /** The response for a question the coordinator closed, or undefined when it is asked again. */
+  protected closingResponse(
+    pending: PendingElicitation,
+    questionId: string,
+    reason: string,
+  ): ElicitResponse | undefined {
+    if (!planIds(pending.plan).includes(questionId)) return undefined;
+    const decision = decisionFor(reason);
+    if (decision === undefined) return undefined;
+    return { action: decision.action, _meta: decisionMeta(decision.by, reason) };
+  }
+
+  /** The tool failed to run on the server: a result the model can read. */
+  protected failed(message: string): ExecutorResult {
+    return {
+      type: "completed",
+      content: `MCP server "${this.host.server}" could not run its tool "${this.remoteName}": ${message}`,
+      is_error: true,
+    };
+  }
+}
+
+/** A cancel that nobody chose, for requests the call leaves behind. */
+export function hostCancel(reason: string, by: DecidedBy = "host"): ElicitResponse {
+  return { action: "cancel", _meta: decisionMeta(by, reason) };
+}

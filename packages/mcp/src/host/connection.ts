@@ -1,0 +1,357 @@
+import type { JsonObject } from "@jp/conversation";
+import type {
+  Executor,
+  ExecutorSource,
+  ResolvedToolConfig,
+  ToolCall,
+  ToolCoordinator,
+} from "@jp/coordinator";
+import {
+  Client,
+  type ClientOptions,
+  type ElicitResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Transport,
+} from "@modelcontextprotocol/client";
+import { err, ok, type Result } from "neverthrow";
+import type { McpConnectError } from "../errors.js";
+import type { CallSession, SessionHost } from "./call-session.js";
+import { type ElicitResponse, planElicitation } from "./elicitation.js";
+import { PushCall } from "./push-call.js";
+import { RoundCall } from "./round-call.js";
+
+/** A tool an MCP server offers, as the host describes it to the model. */
+export interface McpToolDefinition {
+  /** The name the model calls it by (the server's name after the connection's `prefix`). */
+  readonly name: string;
+  readonly description: string;
+  /** The JSON Schema of the arguments, as the server declared it. */
+  readonly parameters: JsonObject;
+}
+
+/** An elicitation the connection refused without asking anyone (see `onRefused`). */
+export interface RefusedElicitation {
+  readonly server: string;
+  /** The tool call it arrived in, when there was one. */
+  readonly tool_call_id?: string;
+  readonly message: string;
+}
+
+/** Options of {@link connectMcpServer}. */
+export interface McpServerOptions {
+  /** The server's name as the person sees it and the record names it; the host chooses it. */
+  readonly name: string;
+  /** How to reach the server, e.g. `new StdioClientTransport({ command, args })`. */
+  readonly transport: Transport;
+  /** How this client introduces itself. Default `{ name: "jp-inquiry", version: "0" }`. */
+  readonly clientInfo?: { readonly name: string; readonly version: string };
+  /**
+   * Which protocol revision to speak: absent for the 2025 handshake, `{ mode: "auto" }` to
+   * prefer 2026-07-28, `{ mode: { pin: "2026-07-28" } }` to require it.
+   */
+  readonly versionNegotiation?: ClientOptions["versionNegotiation"];
+  readonly supportedProtocolVersions?: ClientOptions["supportedProtocolVersions"];
+  /**
+   * Opens a URL the person consented to (in their browser). Only with it does the client
+   * advertise URL-mode elicitation; without it, servers may only ask with forms.
+   */
+  readonly openUrl?: (url: string) => Promise<void> | void;
+  /** Prepended to each server tool's name to make the name the model uses. Default none. */
+  readonly prefix?: string;
+  /** How long the server may work without answering or asking. Default 60 000 ms. */
+  readonly serverTimeoutMs?: number;
+  /** Input-required rounds one 2026-07-28 call may take. Default 16. */
+  readonly maxRounds?: number;
+  /** Pushed elicitations one call may have waiting at once; more are refused. Default 8. */
+  readonly maxPendingElicitations?: number;
+  /** Told about every elicitation refused without asking anyone (for the host's log). */
+  readonly onRefused?: (event: RefusedElicitation) => void;
+}
+
+/**
+ * A connected MCP server whose tools the coordinator runs. Give it to the coordinator as (part
+ * of) its `executors`, then {@link McpConnection.attach} it to that coordinator.
+ */
+export interface McpConnection extends ExecutorSource {
+  readonly name: string;
+  /** `legacy` (2025 revisions: pushed elicitations) or `modern` (2026-07-28: input-required). */
+  readonly era: "legacy" | "modern";
+  readonly protocolVersion: string;
+  /** The elicitation modes this client advertised. */
+  readonly elicitationModes: readonly ("form" | "url")[];
+  readonly tools: readonly McpToolDefinition[];
+  /**
+   * Follows a coordinator's records, so a question it closes without an answer reaches the server
+   * as `decline` or `cancel` with who decided. Returns the function that detaches.
+   */
+  attach(coordinator: ToolCoordinator): () => void;
+  close(): Promise<void>;
+}
+
+const DEFAULTS = { serverTimeoutMs: 60_000, maxRounds: 16, maxPending: 8 };
+
+/**
+ * Connects to an MCP server and lists its tools. Elicitations arriving during its tool calls
+ * become questions the coordinator routes and records like any other.
+ *
+ * @example
+ * const weather = await connectMcpServer({
+ *   name: "weather",
+ *   transport: new StdioClientTransport({ command: "weather-mcp" }),
+ * });
+ * if (weather.isErr()) throw new Error(weather.error.message);
+ * const coordinator = new ToolCoordinator({ stream, tools, executors: weather.value, prompts });
+ * weather.value.attach(coordinator);
+ */
+export async function connectMcpServer(
+  options: McpServerOptions,
+): Promise<Result<McpConnection, McpConnectError>> {
+  const connection = new Connection(options);
+  const failure = await connection.open();
+  return failure === undefined ? ok(connection) : err(failure);
+}
+
+class Connection implements McpConnection {
+  readonly name: string;
+  readonly elicitationModes: readonly ("form" | "url")[];
+  tools: readonly McpToolDefinition[] = [];
+  readonly #options: McpServerOptions;
+  readonly #client: Client;
+  readonly #host: SessionHost;
+  readonly #sessions = new Map<string, CallSession>();
+  readonly #remote = new Map<string, string>();
+  #attached = 0;
+  // 2025-era calls run one at a time: a pushed elicitation names no call.
+  #line: Promise<void> = Promise.resolve();
+  #current: PushCall | undefined;
+
+  constructor(options: McpServerOptions) {
+    this.#options = options;
+    this.name = options.name;
+    this.elicitationModes = options.openUrl === undefined ? ["form"] : ["form", "url"];
+    this.#host = {
+      server: options.name,
+      openUrl: options.openUrl,
+      serverTimeoutMs: options.serverTimeoutMs ?? DEFAULTS.serverTimeoutMs,
+    };
+    const elicitation = options.openUrl === undefined ? { form: {} } : { form: {}, url: {} };
+    this.#client = new Client(options.clientInfo ?? { name: "jp-inquiry", version: "0" }, {
+      capabilities: { elicitation },
+      inputRequired: { autoFulfill: false },
+      ...(options.versionNegotiation === undefined
+        ? {}
+        : { versionNegotiation: options.versionNegotiation }),
+      ...(options.supportedProtocolVersions === undefined
+        ? {}
+        : { supportedProtocolVersions: options.supportedProtocolVersions }),
+    });
+    // Content holds only the flat primitives the form declared; the SDK checks it against the
+    // form's schema before it is sent.
+    this.#client.setRequestHandler(
+      "elicitation/create",
+      (request, ctx) => this.#pushed(request.params, ctx.mcpReq.signal) as Promise<ElicitResult>,
+    );
+  }
+
+  get era(): "legacy" | "modern" {
+    return this.#client.getProtocolEra() === "modern" ? "modern" : "legacy";
+  }
+
+  get protocolVersion(): string {
+    return this.#client.getNegotiatedProtocolVersion() ?? "";
+  }
+
+  async open(): Promise<McpConnectError | undefined> {
+    const server = this.name;
+    try {
+      await this.#client.connect(this.#options.transport);
+    } catch (cause) {
+      return { kind: "connect-failed", server, message: failureText(server, cause), cause };
+    }
+    try {
+      const listed = await this.#client.listTools();
+      const prefix = this.#options.prefix ?? "";
+      this.tools = listed.tools.map((tool) => {
+        this.#remote.set(`${prefix}${tool.name}`, tool.name);
+        return {
+          name: `${prefix}${tool.name}`,
+          description: tool.description ?? "",
+          parameters: tool.inputSchema as JsonObject,
+        };
+      });
+    } catch (cause) {
+      await this.#client.close().catch(() => undefined);
+      return { kind: "list-tools-failed", server, message: failureText(server, cause), cause };
+    }
+    return undefined;
+  }
+
+  executorFor(call: ToolCall, _config: ResolvedToolConfig): Executor | undefined {
+    const remote = this.#remote.get(call.name);
+    if (remote === undefined) return undefined;
+    return {
+      execute: ({ call, answers, signal }) => this.#session(call, remote).pass(answers, signal),
+    };
+  }
+
+  attach(coordinator: ToolCoordinator): () => void {
+    const onRecorded: Parameters<typeof coordinator.on<"inquiry-recorded">>[1] = ({ event }) => {
+      if (event.type !== "inquiry_response" || event.outcome !== "cancelled") return;
+      const at = parseInquiryId(event.id);
+      if (at !== undefined) this.#sessions.get(at.callId)?.closed(at.questionId, event.reason);
+    };
+    const onAnswered: Parameters<typeof coordinator.on<"prompt-answered">>[1] = (e) => {
+      if (e.request.kind !== "question" || e.outcome !== "answer") return;
+      this.#sessions.get(e.request.tool_call_id)?.prompted.add(e.request.question.id);
+    };
+    const onState: Parameters<typeof coordinator.on<"tool-state">>[1] = (e) => {
+      if (e.state !== "completed") return;
+      this.#sessions.get(e.tool_call_id)?.end();
+      this.#sessions.delete(e.tool_call_id);
+    };
+    coordinator.on("inquiry-recorded", onRecorded);
+    coordinator.on("prompt-answered", onAnswered);
+    coordinator.on("tool-state", onState);
+    this.#attached += 1;
+    let attached = true;
+    return () => {
+      if (!attached) return;
+      attached = false;
+      this.#attached -= 1;
+      coordinator.off("inquiry-recorded", onRecorded);
+      coordinator.off("prompt-answered", onAnswered);
+      coordinator.off("tool-state", onState);
+    };
+  }
+
+  async close(): Promise<void> {
+    for (const session of this.#sessions.values()) session.end();
+    this.#sessions.clear();
+    await this.#client.close();
+  }
+
+  #session(call: ToolCall, remote: string): CallSession {
+    if (this.#attached === 0) {
+      // Without the coordinator's records a closed question would leave the server waiting.
+      throw new Error(
+        `the MCP connection "${this.name}" is not attached to a coordinator: call attach(coordinator) before running its tools`,
+      );
+    }
+    const existing = this.#sessions.get(call.id);
+    if (existing !== undefined) return existing;
+    const refused = (message: string) => this.#refuse(message, call.id);
+    const session =
+      this.era === "modern"
+        ? new RoundCall(this.#host, call, remote, {
+            client: this.#client,
+            maxRounds: this.#options.maxRounds ?? DEFAULTS.maxRounds,
+            refused,
+          })
+        : this.#lined(call, remote);
+    this.#sessions.set(call.id, session);
+    return session;
+  }
+
+  // A 2025-era call waits for the line before its first pass and frees it once settled.
+  #lined(call: ToolCall, remote: string): CallSession {
+    const push = new PushCall(this.#host, call, remote, {
+      client: this.#client,
+      maxPending: this.#options.maxPendingElicitations ?? DEFAULTS.maxPending,
+    });
+    const previous = this.#line;
+    let release: () => void = () => undefined;
+    this.#line = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered = false;
+    return {
+      prompted: push.prompted,
+      pass: async (answers, signal) => {
+        if (!entered) {
+          entered = true;
+          await waitOrAbort(previous, signal).catch((error: unknown) => {
+            release();
+            throw error;
+          });
+          this.#current = push;
+        }
+        const result = await push.pass(answers, signal).catch((error: unknown) => {
+          this.#free(push, release);
+          throw error;
+        });
+        if (result.type === "completed") this.#free(push, release);
+        return result;
+      },
+      closed: (questionId, reason) => push.closed(questionId, reason),
+      end: () => {
+        push.end();
+        if (!entered) release();
+        else this.#free(push, release);
+      },
+    };
+  }
+
+  #free(push: PushCall, release: () => void): void {
+    if (this.#current === push) this.#current = undefined;
+    // The next call starts only once the server has let go of this one.
+    void push.settled.then(release);
+  }
+
+  async #pushed(params: unknown, signal: AbortSignal): Promise<ElicitResponse> {
+    const call = this.#current;
+    if (call === undefined || !call.live) {
+      const message = "elicitation is answered only while one of this client's tool calls runs";
+      this.#refuse(message, undefined);
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, message);
+    }
+    const plan = planElicitation(params, call.asker, call.ids);
+    if (plan.isErr()) {
+      this.#refuse(plan.error.message, call.callId);
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, plan.error.message);
+    }
+    const queued = call.enqueue(plan.value, signal);
+    if (queued === "full") {
+      const message = `too many elicitations waiting in one tool call (at most ${this.#options.maxPendingElicitations ?? DEFAULTS.maxPending})`;
+      this.#refuse(message, call.callId);
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, message);
+    }
+    if (queued === "ended") {
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "the tool call has ended");
+    }
+    return queued;
+  }
+
+  #refuse(message: string, toolCallId: string | undefined): void {
+    this.#options.onRefused?.({
+      server: this.name,
+      ...(toolCallId === undefined ? {} : { tool_call_id: toolCallId }),
+      message,
+    });
+  }
+}
+
+function waitOrAbort(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    });
+  });
+}
+
+/** `<tool_call_id>.<question_id>.<attempt>`: the call id may hold dots, the other two never do. */
+export function parseInquiryId(id: string): { callId: string; questionId: string } | undefined {
+  const last = id.lastIndexOf(".");
+  const middle = last <= 0 ? -1 : id.lastIndexOf(".", last - 1);
+  if (middle <= 0) return undefined;
+  return { callId: id.slice(0, middle), questionId: id.slice(middle + 1, last) };
+}
+
+function failureText(server: string, cause: unknown): string {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return `could not connect to MCP server "${server}": ${reason}`;
+}

@@ -1,0 +1,197 @@
+import type { JsonObject, JsonValue } from "@jp/conversation";
+import type { Answers, FormProgress } from "@jp/coordinator";
+import type { Question } from "@jp/tool";
+import { err, ok, type Result } from "neverthrow";
+import { type DecidedBy, decisionMeta } from "../decision.js";
+import type { UnsupportedElicitation } from "../errors.js";
+import { describeValue, isPlainObject } from "../internal/json.js";
+import { elicitationContent, type FormField, questionsForElicitation } from "./form-questions.js";
+import { type CheckedUrl, checkElicitationUrl } from "./url-check.js";
+
+/** The options of the question that opens every elicitation: go on, or decline. */
+export const FORM_CHOICES = ["accept", "decline"] as const;
+/** The options of the consent question of a URL elicitation. */
+export const URL_CHOICES = ["open", "decline"] as const;
+
+/** The base ids of the questions that open a form and a URL elicitation. */
+export const FORM_GATE_ID = "respond";
+export const URL_GATE_ID = "open_url";
+
+/** What an elicitation result sent to the server looks like. */
+export interface ElicitResponse {
+  readonly action: "accept" | "decline" | "cancel";
+  readonly content?: JsonObject;
+  readonly _meta?: JsonObject;
+}
+
+/**
+ * Hands out question ids unique within one tool call: a field keeps its name when it can (so a
+ * host can configure `questions.<name>`), later uses of the same name get `_2`, `_3`, ….
+ */
+export class QuestionIds {
+  readonly #used = new Set<string>();
+
+  take(base: string): string {
+    const clean = base.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64) || "field";
+    let id = clean;
+    for (let n = 2; this.#used.has(id); n++) id = `${clean}_${n}`;
+    this.#used.add(id);
+    return id;
+  }
+}
+
+/** Who is asking, for the texts the person reads. */
+export interface Asker {
+  /** The name the host gave the server. */
+  readonly server: string;
+  /** The tool whose call the server asks in. */
+  readonly tool: string;
+}
+
+type FormPlan = {
+  readonly mode: "form";
+  readonly gate: Question;
+  readonly fields: readonly { readonly id: string; readonly field: FormField }[];
+};
+type UrlPlan = { readonly mode: "url"; readonly gate: Question; readonly url: CheckedUrl };
+
+/** One elicitation, mapped onto the questions that ask it. */
+export type ElicitationPlan = FormPlan | UrlPlan;
+
+/** The next thing to do for an elicitation, given the answers collected so far. */
+export type ElicitationStep =
+  | { readonly type: "ask"; readonly question: Question; readonly form: FormProgress }
+  | {
+      readonly type: "respond";
+      readonly response: ElicitResponse;
+      /** A URL the person consented to open. */
+      readonly open?: string;
+    };
+
+/**
+ * Maps one `elicitation/create` request's params onto questions: an opening question (accept or
+ * decline; for a URL, open or decline, with the URL's host) and, for a form, one question per
+ * field. Ids come from `ids`, so they stay unique within the call. Never throws.
+ */
+export function planElicitation(
+  params: unknown,
+  asker: Asker,
+  ids: QuestionIds,
+): Result<ElicitationPlan, UnsupportedElicitation> {
+  if (!isPlainObject(params)) {
+    return err({ kind: "unsupported-schema", message: "the elicitation has no params" });
+  }
+  const message = typeof params.message === "string" ? params.message : "";
+  if (params.mode === "url") {
+    const url = checkElicitationUrl(params.url);
+    if (url.isErr()) return err(url.error);
+    return ok({
+      mode: "url",
+      gate: urlGate(ids.take(URL_GATE_ID), message, asker, url.value),
+      url: url.value,
+    });
+  }
+  if (params.mode !== undefined && params.mode !== "form") {
+    return err({
+      kind: "unsupported-schema",
+      message: `unknown elicitation mode ${describeValue(params.mode)}`,
+    });
+  }
+  const fields = questionsForElicitation(params.requestedSchema, { server: asker.server });
+  if (fields.isErr()) return err(fields.error);
+  const gate = formGate(ids.take(FORM_GATE_ID), message, asker, fields.value);
+  return ok({
+    mode: "form",
+    gate,
+    fields: fields.value.map((field) => ({ id: ids.take(field.name), field })),
+  });
+}
+
+function formGate(
+  id: string,
+  message: string,
+  asker: Asker,
+  fields: readonly FormField[],
+): Question {
+  const count = fields.length === 1 ? "1 question" : `${fields.length} questions`;
+  const next = fields.length === 0 ? "" : ` Accept to answer ${count}, or decline.`;
+  return {
+    id,
+    text: message === "" ? "The server asks for your input." : message,
+    context: `MCP server "${asker.server}" asks this while running its tool "${asker.tool}".${next}`,
+    answer_type: { type: "select", options: [...FORM_CHOICES] },
+    exclusive: true,
+    persistence: "none",
+  };
+}
+
+function urlGate(id: string, message: string, asker: Asker, url: CheckedUrl): Question {
+  const lines = [
+    `MCP server "${asker.server}" (tool "${asker.tool}") asks you to open a page on ${url.host}`,
+    `URL: ${url.href}`,
+    ...url.warnings.map((warning) => `Warning: ${warning}`),
+    "Nothing is opened unless you choose open.",
+  ];
+  return {
+    id,
+    text: message === "" ? `Open a page on ${url.host}?` : message,
+    context: lines.join("\n"),
+    answer_type: { type: "select", options: [...URL_CHOICES] },
+    exclusive: true,
+    persistence: "none",
+  };
+}
+
+/**
+ * The next step of an elicitation: the first unanswered question (the opening one first), or the
+ * response once the person declined or every field is answered. `prompted` names the question
+ * ids a person answered at a prompt, so the response says who decided.
+ */
+export function stepElicitation(
+  plan: ElicitationPlan,
+  answers: Answers,
+  prompted: ReadonlySet<string>,
+): ElicitationStep {
+  const total = plan.mode === "form" ? plan.fields.length + 1 : 1;
+  const gate = answerOf(answers, plan.gate.id);
+  if (gate === undefined) return { type: "ask", question: plan.gate, form: { index: 1, total } };
+  const by: DecidedBy = prompted.has(plan.gate.id) ? "person" : "host";
+  if (gate === "decline") {
+    return { type: "respond", response: { action: "decline", _meta: decisionMeta(by) } };
+  }
+  if (plan.mode === "url") {
+    return {
+      type: "respond",
+      response: { action: "accept", _meta: decisionMeta(by) },
+      open: plan.url.href,
+    };
+  }
+  const collected = new Map<string, JsonValue>();
+  for (const [i, { id, field }] of plan.fields.entries()) {
+    const answer = answerOf(answers, id);
+    if (answer === undefined) {
+      return { type: "ask", question: { id, ...field.question }, form: { index: i + 2, total } };
+    }
+    collected.set(field.name, answer);
+  }
+  return {
+    type: "respond",
+    response: {
+      action: "accept",
+      content: elicitationContent(
+        plan.fields.map(({ field }) => field),
+        collected,
+      ),
+      _meta: decisionMeta(by),
+    },
+  };
+}
+
+/** The question ids of a plan, the opening question first. */
+export function planIds(plan: ElicitationPlan): readonly string[] {
+  return plan.mode === "form" ? [plan.gate.id, ...plan.fields.map(({ id }) => id)] : [plan.gate.id];
+}
+
+function answerOf(answers: Answers, id: string): JsonValue | undefined {
+  return Object.hasOwn(answers, id) ? answers[id] : undefined;
+}

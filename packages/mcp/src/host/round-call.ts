@@ -1,0 +1,140 @@
+import type { JsonObject } from "@jp/conversation";
+import type { Answers, ExecutorResult, ToolCall } from "@jp/coordinator";
+import { type Client, isInputRequiredResult } from "@modelcontextprotocol/client";
+import { describeValue, isPlainObject } from "../internal/json.js";
+import { ElicitingCall, type PendingElicitation, type SessionHost } from "./call-session.js";
+import { type ElicitResponse, planElicitation } from "./elicitation.js";
+import { describeFailure } from "./push-call.js";
+import { completedFromToolResult } from "./tool-result.js";
+
+/** What refusing an input request tells the connection (for the host's log). */
+export type RefusalReporter = (message: string) => void;
+
+interface Round {
+  readonly requestState: string | undefined;
+  readonly entries: readonly { readonly key: string; readonly pending: PendingElicitation }[];
+  readonly responses: Map<string, ElicitResponse>;
+}
+
+/**
+ * A tool call on a 2026-07-28 connection: the server answers `tools/call` with an
+ * input-required result, the questions are asked, and the call is sent again with the responses
+ * under the same keys and the server's `requestState` echoed byte for byte. Everything a round
+ * needs is in the result, so a call resumed in a new process asks again only what the
+ * recorded answers do not already cover.
+ */
+export class RoundCall extends ElicitingCall {
+  readonly #client: Client;
+  readonly #maxRounds: number;
+  readonly #refused: RefusalReporter;
+  #result: unknown;
+  #round: Round | undefined;
+  #legs = 0;
+  #ended = false;
+
+  constructor(
+    host: SessionHost,
+    call: ToolCall,
+    remoteName: string,
+    options: {
+      readonly client: Client;
+      readonly maxRounds: number;
+      readonly refused: RefusalReporter;
+    },
+  ) {
+    super(host, call, remoteName);
+    this.#client = options.client;
+    this.#maxRounds = options.maxRounds;
+    this.#refused = options.refused;
+  }
+
+  async pass(answers: Answers, signal: AbortSignal): Promise<ExecutorResult> {
+    try {
+      if (this.#result === undefined) this.#result = await this.#send(undefined, signal);
+      for (;;) {
+        if (signal.aborted) throw signal.reason;
+        if (!isInputRequiredResult(this.#result)) {
+          this.#ended = true;
+          return completedFromToolResult(this.#result);
+        }
+        if (this.#round === undefined) {
+          const round = this.#plan(this.#result);
+          if (typeof round === "string") return this.#fail(round);
+          this.#round = round;
+        }
+        const round = this.#round;
+        for (const { key, pending } of round.entries) {
+          if (round.responses.has(key)) continue;
+          const asked = await this.walk(pending, answers);
+          if (asked !== undefined) return asked;
+        }
+        if (this.#legs >= this.#maxRounds) {
+          return this.#fail(`the server still asked for input after ${this.#maxRounds} rounds`);
+        }
+        this.#result = await this.#send(round, signal);
+        this.#round = undefined;
+      }
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      return this.#fail(describeFailure(error, this.host.serverTimeoutMs));
+    }
+  }
+
+  // Nothing waits on the server between rounds: a question closed without an answer simply
+  // ends the call (the server is not sent a retry).
+  closed(): void {}
+
+  end(): void {
+    this.#ended = true;
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  async #send(round: Round | undefined, signal: AbortSignal): Promise<unknown> {
+    this.#legs += 1;
+    const params: JsonObject = { name: this.remoteName, arguments: this.call.arguments };
+    if (round !== undefined && round.responses.size > 0) {
+      params.inputResponses = Object.fromEntries(round.responses) as unknown as JsonObject;
+    }
+    if (round?.requestState !== undefined) params.requestState = round.requestState;
+    return this.#client.request(
+      { method: "tools/call", params },
+      { allowInputRequired: true, signal, timeout: this.host.serverTimeoutMs },
+    );
+  }
+
+  // The round's input requests as elicitations to walk, or why the call cannot go on.
+  #plan(result: { inputRequests?: unknown; requestState?: unknown }): Round | string {
+    const requests = result.inputRequests ?? {};
+    if (!isPlainObject(requests)) return "its input-required result has no valid inputRequests";
+    const requestState = typeof result.requestState === "string" ? result.requestState : undefined;
+    const responses = new Map<string, ElicitResponse>();
+    const entries: { key: string; pending: PendingElicitation }[] = [];
+    for (const [key, request] of Object.entries(requests)) {
+      const method = isPlainObject(request) ? request.method : undefined;
+      if (method !== "elicitation/create") {
+        return `it asked for ${describeValue(method)} under "${key}", which this client does not offer`;
+      }
+      const plan = planElicitation((request as JsonObject).params, this.asker, this.ids);
+      if (plan.isErr()) {
+        this.#refused(plan.error.message);
+        return `its input request "${key}" was refused: ${plan.error.message}`;
+      }
+      if (plan.value.mode === "url" && this.host.openUrl === undefined) {
+        return `it asked to open a URL under "${key}", which this client does not offer`;
+      }
+      entries.push({
+        key,
+        pending: { plan: plan.value, respond: (response) => responses.set(key, response) },
+      });
+    }
+    return { requestState, entries, responses };
+  }
+
+  #fail(message: string): ExecutorResult {
+    this.#ended = true;
+    return this.failed(message);
+  }
+}
