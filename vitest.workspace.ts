@@ -7,5 +7,6 @@ export default [
   "packages/rpc",
   "packages/prompt-terminal",
   "packages/mcp",
+  "packages/prompt-web",
   "examples/terminal-agent",
 ];

@@ -1,0 +1,282 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { PromptBackend } from "@jp/coordinator";
+import { EventEmitter } from "eventemitter3";
+import type { WebPromptsEvents } from "./events.js";
+import { newToken } from "./internal/http-guards.js";
+import { RequestHandler } from "./internal/http-handler.js";
+import { PromptBoard } from "./internal/prompt-board.js";
+
+/** The largest reply body accepted by default: 1 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** How long prompts wait for a page to come back after the last one closed, by default. */
+export const DEFAULT_DISCONNECT_GRACE_MS = 5000;
+
+/** Options of {@link createWebPromptHandler}. */
+export interface WebPromptsOptions {
+  /** Where the page lives when mounted in a host's server, e.g. `/prompts`. Default: the root. */
+  readonly basePath?: string;
+  /**
+   * The session token every API call must carry. Default: 32 random bytes. Give one only to
+   * share it with a page you serve yourself; it authorizes answering every prompt.
+   */
+  readonly token?: string;
+  /** Origins allowed to post replies besides the page's own (e.g. behind a proxy). */
+  readonly allowedOrigins?: readonly string[];
+  /** The largest reply body accepted, in bytes; default {@link DEFAULT_MAX_BODY_BYTES}. */
+  readonly maxBodyBytes?: number;
+  /**
+   * With no page open, how long a prompt, and `isHumanReachable()`, wait for one. Default `0`:
+   * no page means nobody to ask, and the coordinator's detached policy applies. `Infinity`
+   * waits for the person as long as it takes.
+   */
+  readonly waitForPageMs?: number;
+  /**
+   * After the last page closed, how long open prompts wait for one to come back (a reload)
+   * before they fail as unreachable. Default {@link DEFAULT_DISCONNECT_GRACE_MS}.
+   */
+  readonly disconnectGraceMs?: number;
+}
+
+/** Options of {@link WebPrompts.backend}. */
+export interface WebPromptBackendOptions {
+  /**
+   * The conversation the prompts belong to. The page groups prompts by conversation and shows
+   * one conversation's prompts one at a time, in order. Default `"default"`.
+   */
+  readonly conversationId?: string;
+  /** A heading for the conversation on the page (shown as text). */
+  readonly title?: string;
+}
+
+/** Options of {@link WebPrompts.waitForPage}. */
+export interface WaitForPageOptions {
+  /** Give up after this long (resolving `false`); no limit when absent. */
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The prompt page's server side, to mount in a host's HTTP server: a request handler, and a
+ * {@link PromptBackend} per conversation whose prompts appear on the page.
+ */
+export interface WebPrompts extends EventEmitter<WebPromptsEvents> {
+  /** The session token; the page reads it from the link's `#token=` fragment. */
+  readonly token: string;
+  /** The page's path with the token, e.g. `/prompts/#token=…`: prefix it with your origin. */
+  readonly pagePath: string;
+  /** How many pages are open (connected to the live updates) now. */
+  readonly pagesConnected: number;
+  /**
+   * Serves requests under the base path and returns `true`. Other requests are left alone:
+   * `next()` is called when given (Express/Connect style) and `false` returned.
+   */
+  handle(req: IncomingMessage, res: ServerResponse, next?: () => void): boolean;
+  /** A {@link PromptBackend} whose prompts appear on the page under one conversation. */
+  backend(options?: WebPromptBackendOptions): PromptBackend;
+  /** Resolves `true` once a page is open; `false` on timeout, abort or close. */
+  waitForPage(options?: WaitForPageOptions): Promise<boolean>;
+  /**
+   * Ends the live streams and fails open prompts as unreachable (`HumanUnreachableError`): the
+   * person did not decline them. Idempotent.
+   */
+  close(): void;
+}
+
+/** Options of {@link createWebPrompts}. */
+export interface StandaloneWebPromptsOptions extends WebPromptsOptions {
+  /** The port to listen on; default `0`, any free port. */
+  readonly port?: number;
+  /** The address to listen on; default `127.0.0.1`, this machine only. */
+  readonly host?: string;
+}
+
+/** The prompt page on its own HTTP server. */
+export interface StandaloneWebPrompts extends WebPrompts {
+  /** The link to open, with the session token in its fragment (never sent to the server). */
+  readonly url: string;
+  /** The underlying server. */
+  readonly server: Server;
+  /** Closes the prompts (see {@link WebPrompts.close}) and the server. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the prompt page's server side without listening, for mounting in a host's server.
+ * Prompts from every {@link WebPrompts.backend} appear on the page at {@link WebPrompts.pagePath}.
+ *
+ * @example
+ * ```ts
+ * const web = createWebPromptHandler({ basePath: "/prompts" });
+ * http.createServer((req, res) => web.handle(req, res) || app(req, res)).listen(8080);
+ * console.log(`open http://localhost:8080${web.pagePath}`);
+ * const coordinator = new ToolCoordinator({ prompts: web.backend(), ... });
+ * ```
+ */
+export function createWebPromptHandler(options: WebPromptsOptions = {}): WebPrompts {
+  return new WebPromptsImpl(options);
+}
+
+/**
+ * Starts the prompt page on its own HTTP server (127.0.0.1 and a free port unless told
+ * otherwise) and resolves once it listens. Open {@link StandaloneWebPrompts.url} in a browser.
+ *
+ * @example
+ * ```ts
+ * const web = await createWebPrompts({ port: 8123 });
+ * console.log(`Answer prompts at ${web.url}`);
+ * const coordinator = new ToolCoordinator({ stream, tools, executors, prompts: web.backend() });
+ * // …
+ * await web.close();
+ * ```
+ */
+export async function createWebPrompts(
+  options: StandaloneWebPromptsOptions = {},
+): Promise<StandaloneWebPrompts> {
+  const { port = 0, host = "127.0.0.1", ...rest } = options;
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return new StandaloneWebPromptsImpl(rest, server, host);
+}
+
+class WebPromptsImpl extends EventEmitter<WebPromptsEvents> implements WebPrompts {
+  readonly token: string;
+  readonly pagePath: string;
+  readonly #board: PromptBoard;
+  readonly #handler: RequestHandler;
+
+  constructor(options: WebPromptsOptions) {
+    super();
+    const basePath = normalizeBasePath(options.basePath ?? "");
+    this.token = options.token ?? newToken();
+    if (!/^[A-Za-z0-9._~+/=-]{16,}$/.test(this.token)) {
+      throw new TypeError(
+        "createWebPromptHandler: `token` must be at least 16 URL-safe characters (letters, digits, ._~+/=-)",
+      );
+    }
+    const maxBodyBytes = checkedMs("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES);
+    this.pagePath = `${basePath}/#token=${encodeURIComponent(this.token)}`;
+    this.#board = new PromptBoard(
+      {
+        waitForPageMs: checkedMs("waitForPageMs", options.waitForPageMs, 0),
+        disconnectGraceMs: checkedMs(
+          "disconnectGraceMs",
+          options.disconnectGraceMs,
+          DEFAULT_DISCONNECT_GRACE_MS,
+        ),
+      },
+      this,
+    );
+    this.#handler = new RequestHandler(
+      this.#board,
+      {
+        basePath,
+        token: this.token,
+        allowedOrigins: new Set(options.allowedOrigins ?? []),
+        maxBodyBytes,
+        heartbeatMs: 15_000,
+      },
+      this,
+    );
+  }
+
+  get pagesConnected(): number {
+    return this.#board.pages;
+  }
+
+  handle(req: IncomingMessage, res: ServerResponse, next?: () => void): boolean {
+    if (this.#handler.handle(req, res)) return true;
+    next?.();
+    return false;
+  }
+
+  /** Answers a request outside the base path of a standalone server. */
+  notFound(req: IncomingMessage, res: ServerResponse): void {
+    this.emit("request-refused", {
+      method: req.method ?? "",
+      path: (req.url ?? "/").split("?")[0] ?? "/",
+      status: 404,
+      reason: "no such page or endpoint",
+    });
+    res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" });
+    res.end("not found\n");
+  }
+
+  backend(options: WebPromptBackendOptions = {}): PromptBackend {
+    const { conversationId = "default", title } = options;
+    if (conversationId === "") {
+      throw new TypeError("WebPrompts.backend: `conversationId` must not be empty");
+    }
+    if (title !== undefined) this.#board.setTitle(conversationId, title);
+    const board = this.#board;
+    return {
+      isHumanReachable: () => board.isReachable(),
+      ask: (request, { signal }) => board.ask(conversationId, request, signal),
+    };
+  }
+
+  waitForPage(options: WaitForPageOptions = {}): Promise<boolean> {
+    return this.#board.waitForPage(options);
+  }
+
+  close(): void {
+    this.#board.close();
+    this.#handler.close();
+  }
+}
+
+class StandaloneWebPromptsImpl extends WebPromptsImpl implements StandaloneWebPrompts {
+  readonly url: string;
+  readonly server: Server;
+
+  constructor(options: WebPromptsOptions, server: Server, host: string) {
+    super(options);
+    this.server = server;
+    const { port } = server.address() as AddressInfo;
+    this.url = `http://${urlHost(host)}:${port}${this.pagePath}`;
+    server.on("request", (req, res) => {
+      this.handle(req, res, () => this.notFound(req, res));
+    });
+  }
+
+  override async close(): Promise<void> {
+    super.close();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** `""` or `/a/b`: one leading slash, no trailing one. */
+function normalizeBasePath(path: string): string {
+  const trimmed = path.replace(/\/+$/, "");
+  if (trimmed === "") return "";
+  if (!/^\/[A-Za-z0-9._~\-/]*$/.test(trimmed) || trimmed.includes("//")) {
+    throw new TypeError(
+      `createWebPromptHandler: \`basePath\` must look like "/prompts", got ${JSON.stringify(path)}`,
+    );
+  }
+  return trimmed;
+}
+
+function checkedMs(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (Number.isNaN(value) || value < 0) {
+    throw new TypeError(
+      `createWebPromptHandler: \`${name}\` must be a number ≥ 0, got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
+/** The host part of a URL for a listening address; a wildcard address becomes 127.0.0.1. */
+function urlHost(host: string): string {
+  if (host === "0.0.0.0" || host === "::" || host === "") return "127.0.0.1";
+  return host.includes(":") ? `[${host}]` : host;
+}

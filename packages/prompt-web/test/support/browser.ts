@@ -1,0 +1,67 @@
+import { existsSync } from "node:fs";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe } from "vitest";
+import type { StandaloneWebPrompts } from "../../src/index.js";
+
+/** Debian's Chromium; the tests never download a browser. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+/** Why the browser tests cannot run here, or `undefined` when they can. */
+export const browserMissing = existsSync(CHROMIUM_PATH)
+  ? undefined
+  : `no Chromium at ${CHROMIUM_PATH} (install Debian's package: apt-get install -y chromium)`;
+
+/**
+ * `describe` for tests in a real browser: one Chromium for the whole file. Without a browser the
+ * block is skipped and says why in its name, so the reason shows in every report.
+ */
+export function describeInBrowser(name: string, body: (browser: () => Browser) => void): void {
+  if (browserMissing !== undefined) {
+    describe.skip(`${name} [skipped: ${browserMissing}]`, () => body(() => undefined as never));
+    return;
+  }
+  describe(name, () => {
+    let browser: Browser | undefined;
+    beforeAll(async () => {
+      browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true });
+    });
+    afterAll(async () => {
+      await browser?.close();
+    });
+    body(() => {
+      if (browser === undefined) throw new Error("the browser did not start");
+      return browser;
+    });
+  });
+}
+
+/** Opens the prompt page and waits until it is connected to the server. */
+export async function openPage(
+  browser: Browser,
+  web: StandaloneWebPrompts,
+  options: { readonly width?: number } = {},
+): Promise<Page> {
+  const before = web.pagesConnected;
+  const page = await browser.newPage({
+    viewport: { width: options.width ?? 900, height: 900 },
+  });
+  page.on("pageerror", (error) => {
+    throw error;
+  });
+  await page.goto(web.url);
+  await waitUntil(() => web.pagesConnected > before, "the page to connect");
+  return page;
+}
+
+/** Polls `condition` every 10 ms until it holds; fails after `timeoutMs` naming `what`. */
+export async function waitUntil(
+  condition: () => boolean,
+  what: string,
+  timeoutMs = 5000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
