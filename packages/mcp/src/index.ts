@@ -24,3 +24,15 @@ export {
 } from "./host/form-questions.js";
 export type { CheckedUrl } from "./host/url-check.js";
 export { checkElicitationUrl, MAX_URL_LENGTH } from "./host/url-check.js";
+export type {
+  QuestionForm,
+  QuestionReading,
+  UnaskableQuestion,
+} from "./server/question-form.js";
+export { answerFromContent, elicitationForQuestion } from "./server/question-form.js";
+export type {
+  McpToolServerOptions,
+  SecretPage,
+  ServedTool,
+} from "./server/tool-server.js";
+export { createMcpToolServer, MAX_ANSWER_ATTEMPTS } from "./server/tool-server.js";

@@ -1,0 +1,438 @@
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import type { JsonObject, JsonValue } from "@jp/conversation";
+import type { Executor } from "@jp/coordinator";
+import type { Question } from "@jp/tool";
+import {
+  type CallToolResult,
+  createRequestStateCodec,
+  fromJsonSchema,
+  type InputRequiredResult,
+  inputRequired,
+  inputResponse,
+  type McpRequestContext,
+  McpServer,
+  type McpServerFactory,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
+import { isPlainObject } from "../internal/json.js";
+import {
+  answerFromContent,
+  elicitationForQuestion,
+  type QuestionReading,
+} from "./question-form.js";
+import { refusalResult } from "./refusal.js";
+import { SecretStore, settleWithin } from "./secret-store.js";
+
+/** A tool served to MCP clients: how the model sees it, and what runs it. */
+export interface ServedTool {
+  readonly description: string;
+  /** The JSON Schema of the arguments. Default: any object. */
+  readonly inputSchema?: JsonObject;
+  /** Runs passes of the tool, e.g. `builtinExecutor("ask_user", askUser)`. */
+  readonly executor: Executor;
+}
+
+/**
+ * Collects the answer to a `secret` question on a page of the host's own server, so it never
+ * travels through the MCP client (MCP's URL mode). `answer` settles when the person has
+ * submitted the page.
+ */
+export interface SecretPage {
+  begin(request: {
+    readonly tool: string;
+    readonly question: Question;
+    readonly signal: AbortSignal;
+  }): Promise<{ readonly url: string; readonly answer: Promise<string> }>;
+}
+
+/** Options of {@link createMcpToolServer}. */
+export interface McpToolServerOptions {
+  readonly name: string;
+  readonly version: string;
+  readonly tools: Readonly<Record<string, ServedTool>>;
+  /**
+   * The key (at least 32 bytes) that signs the state a 2026-07-28 client echoes between rounds.
+   * Default: random per {@link createMcpToolServer} call, so every round must reach this process.
+   */
+  readonly stateKey?: Uint8Array | string;
+  /** How long a round's state stays valid. Default 3600 s. */
+  readonly stateTtlSeconds?: number;
+  /** Where secret questions are answered; without it a secret question is refused. */
+  readonly secretPage?: SecretPage;
+  /** A call that asks more questions than this fails. Default 64. */
+  readonly maxQuestionsPerCall?: number;
+  /** How long a 2025-era client has to answer one pushed question. Default 600 000 ms. */
+  readonly answerTimeoutMs?: number;
+}
+
+/** An answer that does not fit is asked again with the problem, this many times at most. */
+export const MAX_ANSWER_ATTEMPTS = 3;
+
+/** What a 2026-07-28 client echoes between rounds (signed, readable by the client). */
+interface RoundState {
+  readonly tool: string;
+  /** A digest of the arguments: state minted for one call is refused on another. */
+  readonly args: string;
+  readonly call: string;
+  /** Non-secret answers so far; secret ones stay in this process. */
+  readonly answers: Record<string, JsonValue>;
+  readonly asking: {
+    readonly id: string;
+    readonly reading: QuestionReading | "secret";
+    readonly attempt: number;
+  };
+}
+
+/**
+ * A factory of MCP servers (for `serveStdio` or `createMcpHandler`) that serve `tools`. A question
+ * a tool asks reaches the client as an input-required result on 2026-07-28 connections and as a
+ * pushed `elicitation/create` on 2025 ones; the answers come back as the tool's accumulated
+ * answers. Secret questions never travel as forms.
+ *
+ * @example
+ * serveStdio(createMcpToolServer({
+ *   name: "assistant-tools", version: "1.0.0",
+ *   tools: { ask_user: { description: ASK_USER_DESCRIPTION, inputSchema, executor: builtinExecutor("ask_user", askUser) } },
+ * }));
+ */
+export function createMcpToolServer(options: McpToolServerOptions): McpServerFactory {
+  const codec = createRequestStateCodec<RoundState>({
+    key: options.stateKey ?? randomBytes(32),
+    ttlSeconds: options.stateTtlSeconds ?? 3600,
+  });
+  const secrets = new SecretStore();
+  return ({ era }: McpRequestContext) => {
+    const server = new McpServer(
+      { name: options.name, version: options.version },
+      { requestState: { verify: codec.verify } },
+    );
+    for (const [name, tool] of Object.entries(options.tools)) {
+      const serving: Serving = { name, tool, options, codec, secrets };
+      server.registerTool(
+        name,
+        {
+          description: tool.description,
+          inputSchema: fromJsonSchema<JsonObject>(tool.inputSchema ?? { type: "object" }),
+        },
+        (args: JsonObject, ctx: ServerContext) =>
+          era === "modern" ? serveRound(serving, args, ctx) : servePushed(serving, args, ctx),
+      );
+    }
+    return server;
+  };
+}
+
+interface Serving {
+  readonly name: string;
+  readonly tool: ServedTool;
+  readonly options: McpToolServerOptions;
+  readonly codec: { mint(payload: RoundState): Promise<string> };
+  readonly secrets: SecretStore;
+}
+
+type Step =
+  | { readonly type: "done"; readonly result: CallToolResult }
+  | { readonly type: "ask"; readonly question: Question };
+
+// Runs the tool with the answers so far until it finishes or asks.
+async function runTool(
+  serving: Serving,
+  call: { id: string; arguments: JsonObject },
+  answers: Record<string, JsonValue>,
+  signal: AbortSignal,
+): Promise<Step> {
+  const result = await serving.tool.executor.execute({
+    call: { id: call.id, name: serving.name, arguments: call.arguments },
+    answers,
+    signal,
+  });
+  if (result.type === "completed") {
+    return {
+      type: "done",
+      result: { content: [{ type: "text", text: result.content }], isError: result.is_error },
+    };
+  }
+  return { type: "ask", question: result.question };
+}
+
+function errorResult(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+function tooManyQuestions(serving: Serving): CallToolResult {
+  const max = serving.options.maxQuestionsPerCall ?? 64;
+  return errorResult(`Tool '${serving.name}' asked more than ${max} questions.`);
+}
+
+/** 2025 era: each question is a pushed `elicitation/create` inside this one call. */
+async function servePushed(
+  serving: Serving,
+  args: JsonObject,
+  ctx: ServerContext,
+): Promise<CallToolResult> {
+  const call = { id: `mcp-${randomUUID()}`, arguments: args };
+  const answers: Record<string, JsonValue> = {};
+  const secret = new Set<string>();
+  const signal = ctx.mcpReq.signal;
+  const timeout = answerTimeout(serving);
+  for (let asked = 0; asked <= maxQuestions(serving); asked++) {
+    const step = await runTool(serving, call, answers, signal);
+    if (step.type === "done") return step.result;
+    const { question } = step;
+    let error: string | undefined;
+    for (let attempt = 1; ; attempt++) {
+      if (question.answer_type.type === "secret") {
+        const page = serving.options.secretPage;
+        if (page === undefined) return secretRefused(question);
+        const opened = await page.begin({ tool: serving.name, question, signal });
+        const reply = await ctx.mcpReq.elicitInput(
+          { mode: "url", message: question.text, url: opened.url, elicitationId: randomUUID() },
+          { timeout, signal },
+        );
+        if (reply.action !== "accept") {
+          return refusalResult({
+            question,
+            action: reply.action,
+            meta: reply._meta,
+            answers,
+            secret,
+          });
+        }
+        const value = await settleWithin(opened.answer, timeout, signal);
+        if (value === undefined) return secretMissing(question);
+        answers[question.id] = value;
+        secret.add(question.id);
+        break;
+      }
+      const form = elicitationForQuestion(question, error === undefined ? {} : { error });
+      if (form.isErr()) return errorResult(form.error.message);
+      const reply = await ctx.mcpReq.elicitInput(
+        {
+          mode: "form",
+          message: form.value.message,
+          requestedSchema: form.value.requestedSchema as never,
+        },
+        { timeout, signal },
+      );
+      if (reply.action !== "accept") {
+        return refusalResult({
+          question,
+          action: reply.action,
+          meta: reply._meta,
+          answers,
+          secret,
+        });
+      }
+      const answer = answerFromContent(question, form.value, reply.content);
+      if (answer.isOk()) {
+        answers[question.id] = answer.value;
+        break;
+      }
+      if (attempt >= MAX_ANSWER_ATTEMPTS) return keptFailing(question, answer.error.message);
+      error = answer.error.message;
+    }
+  }
+  return tooManyQuestions(serving);
+}
+
+/** 2026-07-28: each question is an input-required result; the client retries with the answer. */
+async function serveRound(
+  serving: Serving,
+  args: JsonObject,
+  ctx: ServerContext,
+): Promise<CallToolResult | InputRequiredResult> {
+  const state = ctx.mcpReq.requestState<RoundState>();
+  const digest = argumentsDigest(args);
+  if (state !== undefined && !belongs(state, serving.name, digest)) {
+    return errorResult(
+      "The request state does not belong to this tool call; call the tool again without it.",
+    );
+  }
+  const call = { id: state?.call ?? `mcp-${randomUUID()}`, arguments: args };
+  const answers: Record<string, JsonValue> = { ...(state?.answers ?? {}) };
+  Object.assign(answers, serving.secrets.answers(call.id));
+  const signal = ctx.mcpReq.signal;
+  let step = await runTool(serving, call, answers, signal);
+  let error: string | undefined;
+  let attempt = 1;
+  const asking = state?.asking;
+  const view =
+    asking === undefined ? undefined : inputResponse(ctx.mcpReq.inputResponses, asking.id);
+  // The tool asks the same question it asked last round: the response answers it.
+  if (
+    asking !== undefined &&
+    view?.kind === "elicit" &&
+    step.type === "ask" &&
+    step.question.id === asking.id
+  ) {
+    const { question } = step;
+    if (view.action !== "accept") {
+      const raw = ctx.mcpReq.inputResponses?.[asking.id];
+      const meta = isPlainObject(raw) ? raw._meta : undefined;
+      const secret = serving.secrets.ids(call.id);
+      serving.secrets.forget(call.id);
+      return refusalResult({ question, action: view.action, meta, answers, secret });
+    }
+    const taken = await takeAnswer(
+      serving,
+      call.id,
+      question,
+      asking.reading,
+      view.content,
+      signal,
+    );
+    if (taken.type === "result") return taken.result;
+    if (taken.type === "answered") {
+      answers[question.id] = taken.value;
+      step = await runTool(serving, call, answers, signal);
+    } else if (asking.attempt >= MAX_ANSWER_ATTEMPTS) {
+      return keptFailing(question, taken.error);
+    } else {
+      error = taken.error;
+      attempt = asking.attempt + 1;
+    }
+  }
+  if (step.type === "done") {
+    serving.secrets.forget(call.id);
+    return step.result;
+  }
+  if (Object.keys(answers).length >= maxQuestions(serving)) return tooManyQuestions(serving);
+  return askRound(serving, {
+    call,
+    digest,
+    answers,
+    question: step.question,
+    error,
+    attempt,
+    signal,
+  });
+}
+
+interface RoundAsk {
+  readonly call: { readonly id: string };
+  readonly digest: string;
+  readonly answers: Record<string, JsonValue>;
+  readonly question: Question;
+  readonly error: string | undefined;
+  readonly attempt: number;
+  readonly signal: AbortSignal;
+}
+
+async function askRound(
+  serving: Serving,
+  ask: RoundAsk,
+): Promise<CallToolResult | InputRequiredResult> {
+  const { call, question } = ask;
+  const mint = (reading: RoundState["asking"]["reading"]) =>
+    serving.codec.mint({
+      tool: serving.name,
+      args: ask.digest,
+      call: call.id,
+      answers: withoutSecrets(ask.answers, serving.secrets.ids(call.id)),
+      asking: { id: question.id, reading, attempt: ask.attempt },
+    });
+  if (question.answer_type.type === "secret") {
+    const page = serving.options.secretPage;
+    if (page === undefined) return secretRefused(question);
+    const opened = await page.begin({ tool: serving.name, question, signal: ask.signal });
+    serving.secrets.expect(call.id, question.id, opened.answer);
+    return inputRequired({
+      inputRequests: {
+        [question.id]: inputRequired.elicitUrl({ message: question.text, url: opened.url }),
+      },
+      requestState: await mint("secret"),
+    });
+  }
+  const form = elicitationForQuestion(
+    question,
+    ask.error === undefined ? {} : { error: ask.error },
+  );
+  if (form.isErr()) return errorResult(form.error.message);
+  return inputRequired({
+    inputRequests: {
+      [question.id]: inputRequired.elicit({
+        message: form.value.message,
+        requestedSchema: form.value.requestedSchema as never,
+      }),
+    },
+    requestState: await mint(form.value.reading),
+  });
+}
+
+type Taken =
+  | { readonly type: "answered"; readonly value: JsonValue }
+  | { readonly type: "retry"; readonly error: string }
+  | { readonly type: "result"; readonly result: CallToolResult };
+
+// The answer an accepted response gives: form content read and checked, or a secret collected
+// by the host's page (it never crossed the client).
+async function takeAnswer(
+  serving: Serving,
+  callId: string,
+  question: Question,
+  reading: RoundState["asking"]["reading"],
+  content: unknown,
+  signal: AbortSignal,
+): Promise<Taken> {
+  if (reading === "secret") {
+    const secret = await serving.secrets.take(callId, question.id, answerTimeout(serving), signal);
+    if (secret === undefined) return { type: "result", result: secretMissing(question) };
+    return { type: "answered", value: secret };
+  }
+  const answer = answerFromContent(question, { reading }, content);
+  return answer.isOk()
+    ? { type: "answered", value: answer.value }
+    : { type: "retry", error: answer.error.message };
+}
+
+function belongs(state: unknown, tool: string, digest: string): state is RoundState {
+  return isPlainObject(state) && state.tool === tool && state.args === digest;
+}
+
+/** A digest of the arguments, so state minted for one call is refused on another. */
+export function argumentsDigest(args: JsonObject): string {
+  return createHash("sha256").update(stableJson(args)).digest("base64url");
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  if (isPlainObject(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${stableJson(value[key])}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+function withoutSecrets(
+  answers: Record<string, JsonValue>,
+  secret: ReadonlySet<string>,
+): Record<string, JsonValue> {
+  return Object.fromEntries(Object.entries(answers).filter(([id]) => !secret.has(id)));
+}
+
+function maxQuestions(serving: Serving): number {
+  return serving.options.maxQuestionsPerCall ?? 64;
+}
+
+function answerTimeout(serving: Serving): number {
+  return serving.options.answerTimeoutMs ?? 600_000;
+}
+
+function secretRefused(question: Question): CallToolResult {
+  return errorResult(
+    `Question "${question.id}" asks for a secret. MCP does not allow secrets in a form, and this ` +
+      "server has no secret page to collect it; ask for it another way or do without it.",
+  );
+}
+
+function secretMissing(question: Question): CallToolResult {
+  return errorResult(
+    `The secret for question "${question.id}" was not submitted on its page; it was not answered.`,
+  );
+}
+
+function keptFailing(question: Question, error: string): CallToolResult {
+  return errorResult(
+    `The answer to question "${question.id}" kept failing validation (${error}); it was not answered.`,
+  );
+}
