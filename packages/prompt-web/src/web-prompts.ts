@@ -161,7 +161,12 @@ class WebPromptsImpl extends EventEmitter<WebPromptsEvents> implements WebPrompt
         "createWebPromptHandler: `token` must be at least 16 URL-safe characters (letters, digits, ._~+/=-)",
       );
     }
-    const maxBodyBytes = checkedMs("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES);
+    const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    if (!(maxBodyBytes > 0)) {
+      throw new TypeError(
+        `createWebPromptHandler: \`maxBodyBytes\` must be a number > 0, got ${String(maxBodyBytes)}`,
+      );
+    }
     this.pagePath = `${basePath}/#token=${encodeURIComponent(this.token)}`;
     this.#board = new PromptBoard(
       {

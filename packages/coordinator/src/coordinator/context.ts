@@ -104,6 +104,7 @@ export async function showPrompt<R extends PromptRequest>(
   let timer: ReturnType<typeof setTimeout> | undefined;
   const signal =
     ctx.promptTimeoutMs === undefined ? ctx.signal : AbortSignal.any([ctx.signal, deadline.signal]);
+  let endedTurn = false;
   try {
     let shown = false;
     const reply = await ctx.queue.run(signal, async () => {
@@ -115,7 +116,12 @@ export async function showPrompt<R extends PromptRequest>(
       }
       ctx.emitter.emit("prompt-shown", { request });
       const answered = await backend.ask(request, { signal });
-      if (!signal.aborted) hooks.onReply?.(answered);
+      if (!signal.aborted) {
+        hooks.onReply?.(answered);
+        // End Turn closes every prompt queued behind this one before the next could be shown.
+        endedTurn = endsTurn(request, answered);
+        if (endedTurn) ctx.endTurn();
+      }
       return answered;
     });
     if (!shown && !signal.aborted) return { type: "unneeded" };
@@ -130,7 +136,7 @@ export async function showPrompt<R extends PromptRequest>(
   } finally {
     clearTimeout(timer);
   }
-  if (result.type === "reply" && signal.aborted) {
+  if (result.type === "reply" && signal.aborted && !endedTurn) {
     result = { type: "aborted", cause: abortCause(signal) };
   }
   ctx.emitter.emit("prompt-answered", { request, outcome: outcomeOf(result) });
@@ -141,25 +147,41 @@ export async function showPrompt<R extends PromptRequest>(
 export class SecretMask {
   static readonly MASK = "[redacted secret]";
   readonly #values = new Set<string>();
+  #pattern: RegExp | undefined;
 
   add(value: unknown): void {
     if (typeof value !== "string" || value === "") return;
-    this.#values.add(value);
-    // Also the form it takes inside JSON text (an error that quotes a JSON body).
-    const escaped = JSON.stringify(value).slice(1, -1);
-    if (escaped !== value) this.#values.add(escaped);
+    // Also the forms it takes inside JSON text, quoted once or twice: an error that quotes a
+    // JSON body, a command that echoes its JSON input on stderr, which the failure quotes again.
+    let form = value;
+    for (let depth = 0; depth < 3; depth++) {
+      this.#values.add(form);
+      const escaped = JSON.stringify(form).slice(1, -1);
+      if (escaped === form) break;
+      form = escaped;
+    }
+    this.#pattern = undefined;
   }
 
   /** `text` with every occurrence of every secret replaced by {@link SecretMask.MASK}. */
   mask(text: string): string {
     if (this.#values.size === 0) return text;
-    let out = text;
-    // Longest first, so a secret that contains another is masked whole.
-    for (const value of [...this.#values].sort((a, b) => b.length - a.length)) {
-      if (out.includes(value)) out = out.split(value).join(SecretMask.MASK);
-    }
-    return out;
+    // One pass, longest first: a secret that contains another is masked whole, and a mask
+    // already written is never searched again (a one-letter secret would garble it).
+    this.#pattern ??= new RegExp(
+      [...this.#values]
+        .sort((a, b) => b.length - a.length)
+        .map((value) => value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+        .join("|"),
+      "g",
+    );
+    return text.replace(this.#pattern, () => SecretMask.MASK);
   }
+}
+
+// An End Turn reply to a question that offered it.
+function endsTurn(request: PromptRequest, reply: ReplyFor<PromptRequest>): boolean {
+  return request.kind === "question" && request.controls.end_turn && reply.type === "end_turn";
 }
 
 function outcomeOf(result: PromptResult<PromptRequest>): PromptOutcome {
@@ -205,8 +227,9 @@ export function abortCause(signal: AbortSignal): AbortCause {
   return { type: "interrupted", detail: describe(reason) };
 }
 
-/** `30 s`, `1.5 s`, `2 min`. */
+/** `250 ms`, `30 s`, `1.5 s`, `2 min`. */
 export function formatSeconds(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
   if (ms >= 120_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
   return `${Math.round(ms / 100) / 10} s`;
 }

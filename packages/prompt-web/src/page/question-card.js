@@ -50,8 +50,10 @@ export function questionCard(request, send) {
   const form = h(
     "form",
     { class: "answer", novalidate: true, "aria-labelledby": frame.heading.id },
+    // Remember modifies the answer buttons of a yes/no question, so it comes before them.
+    input.ownButtons === true ? remember?.wrapper : undefined,
     ...input.elements,
-    remember?.wrapper,
+    input.ownButtons === true ? undefined : remember?.wrapper,
     input.ownButtons === true
       ? undefined
       : actions(h("button", { type: "submit", class: "primary" }, "Answer")),

@@ -85,11 +85,11 @@ export function permissionCard(request, send) {
       { class: "arguments", tabindex: "0", "aria-label": "Arguments" },
       prettyJson(request.arguments),
     ),
+    remember.wrapper,
     actions(
       button("Run", () => void frame.submit(withRemember({ type: "run" })), { class: "primary" }),
       button("Skip", () => void frame.submit(withRemember({ type: "skip" }))),
     ),
-    remember.wrapper,
     actions(
       button("Skip with a reason…", () => reasonPanel.open(reason.area)),
       button("Edit arguments…", () => editPanel.open(editor.area)),
