@@ -65,7 +65,15 @@ const shots: { name: string; request: PromptRequest; width?: number; after?: str
       "note",
       "A note for the changelog?",
       { type: "text" },
-      { question: { id: "note", text: "A note for the changelog?", context: "Shown under the release heading.", answer_type: { type: "text" } }, controls: { remember: false, back: false, reply: false, end_turn: false } },
+      {
+        question: {
+          id: "note",
+          text: "A note for the changelog?",
+          context: "Shown under the release heading.",
+          answer_type: { type: "text" },
+        },
+        controls: { remember: false, back: false, reply: false, end_turn: false },
+      },
     ),
   },
   {
@@ -75,25 +83,38 @@ const shots: { name: string; request: PromptRequest; width?: number; after?: str
       tool_name: "publish_package",
       tool_call_id: "call_2",
       inquiry_id: "call_2.otp.1",
-      question: { id: "otp", text: "One-time password for the registry", answer_type: { type: "secret" } },
+      question: {
+        id: "otp",
+        text: "One-time password for the registry",
+        answer_type: { type: "secret" },
+      },
       controls: { remember: false, back: false, reply: false, end_turn: false },
     },
   },
   {
     name: "schema",
-    request: question("release", "Describe the release", {
-      type: "schema",
-      schema: {
-        type: "object",
-        properties: {
-          version: { type: "string", pattern: "^\\d+\\.\\d+\\.\\d+$", description: "Semantic version, e.g. 1.4.0" },
-          channel: { enum: ["stable", "beta"] },
-          replicas: { type: "integer", minimum: 1, maximum: 9 },
-          notify: { type: "boolean", title: "Notify subscribers" },
+    request: question(
+      "release",
+      "Describe the release",
+      {
+        type: "schema",
+        schema: {
+          type: "object",
+          properties: {
+            version: {
+              type: "string",
+              pattern: "^\\d+\\.\\d+\\.\\d+$",
+              description: "Semantic version, e.g. 1.4.0",
+            },
+            channel: { enum: ["stable", "beta"] },
+            replicas: { type: "integer", minimum: 1, maximum: 9 },
+            notify: { type: "boolean", title: "Notify subscribers" },
+          },
+          required: ["version", "channel"],
         },
-        required: ["version", "channel"],
       },
-    }, { controls: { remember: false, back: false, reply: true, end_turn: true } }),
+      { controls: { remember: false, back: false, reply: true, end_turn: true } },
+    ),
     after: "schema-error",
   },
   {
@@ -140,7 +161,9 @@ try {
     });
     await page.goto(web.url);
     const abort = new AbortController();
-    const asked = web.backend({ title: "Release widgets" }).ask(shot.request, { signal: abort.signal });
+    const asked = web
+      .backend({ title: "Release widgets" })
+      .ask(shot.request, { signal: abort.signal });
     const card = page.locator("article.prompt");
     await card.waitFor();
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
