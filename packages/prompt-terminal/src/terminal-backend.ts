@@ -19,6 +19,8 @@ export interface TerminalPromptBackendOptions {
 
 /** A {@link PromptBackend} on a terminal; `close()` cancels prompts in flight and frees the terminal. */
 export interface TerminalPromptBackend extends PromptBackend {
+  /** Shows one prompt on the terminal and resolves with the person's reply. */
+  ask<R extends PromptRequest>(request: R, options: AskOptions): Promise<ReplyFor<R>>;
   /** Cancels any prompt in flight (it resolves `{type: "cancelled"}`). Idempotent. */
   close(): void;
 }

@@ -22,7 +22,7 @@ export interface ConnectionOptions {
 
 /**
  * Why a connection closed: its input ended or failed, its output closed or failed, or this side
- * called `close()`. Pending prompts resolve `{type: "cancelled"}` either way.
+ * called `close()`. Either way, pending and later prompts reject with `HumanUnreachableError`.
  */
 export interface RpcCloseReason {
   readonly kind: "input_ended" | "input_error" | "output_closed" | "output_error" | "closed";

@@ -15,9 +15,12 @@ export const JSON_RPC_ERROR_CODES = {
  * Why an RPC operation failed, as a stable code a host can switch on:
  * - `remote`: the peer answered with a JSON-RPC error (its `code` is kept);
  * - `invalid_reply`: the peer's result does not have the promised shape;
- * - `unsupported_prompt`: the client's capabilities cannot show this prompt;
- * - `no_client`: no client said hello before the handshake deadline;
- * - `disconnected`: the connection is closed;
+ * - `unsupported_prompt`: the client's capabilities cannot show this prompt (the `cause` of the
+ *   `PromptUnsupportedError` a prompt rejects with);
+ * - `no_client`: no client said hello before the handshake deadline (the `cause` of a
+ *   `HumanUnreachableError`);
+ * - `disconnected`: the connection is closed (the `cause` of a `HumanUnreachableError`; the
+ *   client side's `ready` fails with it directly);
  * - `timeout`: the client did not answer within `timeoutMs`;
  * - `protocol`: the peer sent something that is not JSON-RPC 2.0 (reported, never thrown).
  */
@@ -44,7 +47,10 @@ const BRAND = Symbol.for("@jp/rpc/RpcError");
 
 /**
  * The one error class of @jp/rpc. A prompt that fails rejects with it (the coordinator records a
- * backend error); `kind` says why and `code` carries the JSON-RPC code when there is one.
+ * backend error); `kind` says why and `code` carries the JSON-RPC code when there is one. When
+ * the person cannot be reached, or the client cannot show the prompt, the prompt rejects with
+ * the coordinator's `HumanUnreachableError` or `PromptUnsupportedError` instead, whose `cause`
+ * is the `RpcError`.
  *
  * @example
  * try { await backend.ask(request, { signal }); }

@@ -7,6 +7,7 @@ export type {
   RpcBackendState,
   RpcPromptBackend,
   RpcPromptBackendOptions,
+  RpcProtocol,
 } from "./prompt-backend.js";
 export { createRpcPromptBackend, DEFAULT_HANDSHAKE_TIMEOUT_MS } from "./prompt-backend.js";
 export type {

@@ -1,4 +1,11 @@
-import type { AskOptions, PromptBackend, PromptRequest, ReplyFor } from "@jp/coordinator";
+import {
+  type AskOptions,
+  HumanUnreachableError,
+  type PromptBackend,
+  type PromptRequest,
+  PromptUnsupportedError,
+  type ReplyFor,
+} from "@jp/coordinator";
 import { err, ok, type Result } from "neverthrow";
 import type { ConnectionOptions, RpcCloseReason } from "./connection.js";
 import { JSON_RPC_ERROR_CODES, RpcError } from "./errors.js";
@@ -16,15 +23,25 @@ import {
   REPLY_SCHEMAS,
   RPC_METHODS,
 } from "./protocol.js";
-import { planAskUser } from "./simple-prompts.js";
+import { planAskUser, type SimpleDialect } from "./simple-prompts.js";
 
 /** How long a new backend waits for a client's `initialize` before no human counts as reachable. */
 export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 2000;
+
+/**
+ * Which protocol the client speaks: `jp` (the default) — the client announces itself with
+ * `initialize` and gets `client/prompt` or `client/ask_user` as it asked; `opal` — Opal's
+ * protocol exactly: the client never sends `initialize`, serves only `client/ask_user`
+ * (`{session_id, question, choices}` → `{answer}`), and counts as connected while the streams are.
+ */
+export type RpcProtocol = "jp" | "opal";
 
 /** Options of {@link createRpcPromptBackend}. */
 export interface RpcPromptBackendOptions extends ConnectionOptions {
   /** Sent with every prompt (`session_id`) and in the `initialize` result. */
   readonly sessionId: string;
+  /** The protocol the client speaks (default `jp`); see {@link RpcProtocol}. */
+  readonly protocol?: RpcProtocol;
   /**
    * Longest wait for one prompt's answer; then the client is sent `$/cancelRequest` and the
    * prompt rejects (`timeout`). Default: no limit — a human takes the time they take.
@@ -33,7 +50,7 @@ export interface RpcPromptBackendOptions extends ConnectionOptions {
   /**
    * How long after creation a client may take to send `initialize` before a human counts as
    * unreachable (default {@link DEFAULT_HANDSHAKE_TIMEOUT_MS}). A later `initialize` still
-   * connects it.
+   * connects it. Unused with `protocol: "opal"`, where nothing is awaited.
    */
   readonly handshakeTimeoutMs?: number;
   /** Returned to the client as `server_info` (default `{ name: "@jp/rpc" }`). */
@@ -48,9 +65,11 @@ export type RpcBackendState = "waiting_for_client" | "no_client" | "ready" | "cl
 
 /** A {@link PromptBackend} that asks a UI client over JSON-RPC, with its connection's controls. */
 export interface RpcPromptBackend extends PromptBackend {
+  /** Shows one prompt in the client and resolves with the person's reply. */
+  ask<R extends PromptRequest>(request: R, options: AskOptions): Promise<ReplyFor<R>>;
   /** The connection's state now. */
   readonly state: RpcBackendState;
-  /** What the client announced in `initialize`, once it has. */
+  /** What the client announced in `initialize`, once it has (never, for an Opal client). */
   readonly client: InitializeParams | undefined;
   /** Resolves when the connection closes, with why. */
   readonly closed: Promise<RpcCloseReason>;
@@ -59,14 +78,23 @@ export interface RpcPromptBackend extends PromptBackend {
     readonly timeoutMs?: number;
     readonly signal?: AbortSignal;
   }): Promise<boolean>;
-  /** Sends `$/cancelRequest` for open prompts, resolves them cancelled, and stops reading. */
+  /**
+   * Sends `$/cancelRequest` for open prompts, rejects them with `HumanUnreachableError`, and
+   * stops listening: the rest of the input is read and discarded (so a client still writing can
+   * finish and exit) without keeping the process alive.
+   */
   close(): void;
 }
 
 type State =
   | { readonly type: "waiting_for_client" }
   | { readonly type: "no_client" }
-  | { readonly type: "ready"; readonly client: InitializeParams }
+  | {
+      readonly type: "ready";
+      readonly capabilities: ClientCapabilities;
+      /** Absent for an Opal client, which never announces itself. */
+      readonly client?: InitializeParams;
+    }
   | { readonly type: "closed"; readonly reason: RpcCloseReason };
 
 /** One prompt as one request: the method, its params, and how its result becomes a reply. */
@@ -81,7 +109,11 @@ const CANCELLED: PromptReply = { type: "cancelled" };
 /**
  * The agent side: a {@link PromptBackend} that shows prompts to a UI client on the other end of
  * two streams (newline-delimited JSON-RPC 2.0). The client connects by sending `initialize`;
- * a `rich` client gets `client/prompt`, a `simple` one Opal's `client/ask_user`.
+ * a `rich` client gets `client/prompt`, a `simple` one Opal's `client/ask_user`. A client that
+ * speaks Opal's protocol exactly (no `initialize`) is served with `protocol: "opal"`.
+ *
+ * A prompt rejects with `HumanUnreachableError` once the client is gone (or never came), and
+ * with `PromptUnsupportedError` when the client cannot show it; a dismissal resolves cancelled.
  *
  * @example
  * const child = spawn("my-ui", { stdio: ["pipe", "pipe", "inherit"] });
@@ -99,17 +131,25 @@ class RpcPromptBackendImpl implements RpcPromptBackend {
   readonly #sessionId: string;
   readonly #timeoutMs: number | undefined;
   readonly #serverInfo: InitializeResult["server_info"];
-  readonly #handshake: ReturnType<typeof setTimeout>;
+  readonly #dialect: SimpleDialect;
+  readonly #handshake: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: RpcPromptBackendOptions) {
     this.#sessionId = options.sessionId;
     this.#timeoutMs = options.timeoutMs;
     this.#serverInfo = options.serverInfo ?? { name: "@jp/rpc" };
-    this.#handshake = setTimeout(() => {
-      if (this.#state.type === "waiting_for_client") this.#enter({ type: "no_client" });
-    }, options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS);
-    // The deadline alone must not keep the agent process alive.
-    this.#handshake.unref();
+    const opal = options.protocol === "opal";
+    this.#dialect = opal ? "opal" : "jp";
+    if (opal) {
+      // An Opal client never says hello: it is there as long as the connection is.
+      this.#state = { type: "ready", capabilities: { prompts: "simple" } };
+    } else {
+      this.#handshake = setTimeout(() => {
+        if (this.#state.type === "waiting_for_client") this.#enter({ type: "no_client" });
+      }, options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS);
+      // The deadline alone must not keep the agent process alive.
+      this.#handshake.unref();
+    }
     this.#peer = new RpcPeer({
       ...options,
       methods: {
@@ -167,19 +207,24 @@ class RpcPromptBackendImpl implements RpcPromptBackend {
     const state = this.#state;
     switch (state.type) {
       case "closed":
-        throw new RpcError("disconnected", `no client is connected: ${state.reason.message}`);
+        throw disconnected(state.reason);
       case "no_client":
-      case "waiting_for_client":
-        throw new RpcError("no_client", "no client has connected (none sent initialize in time)");
+      case "waiting_for_client": {
+        const message = "no client has connected (none sent initialize in time)";
+        throw new HumanUnreachableError(message, { cause: new RpcError("no_client", message) });
+      }
       case "ready": {
-        const plan = this.#plan(request, state.client.capabilities);
+        const plan = this.#plan(request, state.capabilities);
         if (plan.isErr()) throw plan.error;
         return this.#exchange(request, plan.value, signal);
       }
     }
   }
 
-  #plan(request: PromptRequest, capabilities: ClientCapabilities): Result<Plan, RpcError> {
+  #plan(
+    request: PromptRequest,
+    capabilities: ClientCapabilities,
+  ): Result<Plan, PromptUnsupportedError> {
     const session_id = this.#sessionId;
     if (capabilities.prompts === "rich") {
       const schema = REPLY_SCHEMAS[request.kind];
@@ -192,10 +237,12 @@ class RpcPromptBackendImpl implements RpcPromptBackend {
         },
       });
     }
-    const planned = planAskUser(request);
+    const planned = planAskUser(request, this.#dialect);
     if (planned.isErr()) {
-      const message = `the client announced simple prompts and cannot show this ${request.kind} prompt: ${planned.error}`;
-      return err(new RpcError("unsupported_prompt", message));
+      // The message reaches the model as it is: it says what this person can answer.
+      const detail = `the client only answers client/ask_user and cannot show this ${request.kind} prompt`;
+      const cause = new RpcError("unsupported_prompt", `${detail}: ${planned.error}`);
+      return err(new PromptUnsupportedError(planned.error, { cause }));
     }
     const { question, choices, decode } = planned.value;
     return ok({
@@ -264,8 +311,8 @@ class RpcPromptBackendImpl implements RpcPromptBackend {
           `the client did not answer ${what} within ${this.#timeoutMs} ms`,
         );
       case "closed":
-        // The UI went away: nobody is there to answer, which is what a cancel records.
-        return CANCELLED;
+        // The UI went away: nobody is there to answer, which is not the person's decision.
+        throw disconnected(outcome.reason);
     }
   }
 
@@ -283,7 +330,9 @@ class RpcPromptBackendImpl implements RpcPromptBackend {
     clearTimeout(this.#handshake);
     // Ready only once the answer is written, so that no prompt reaches the client before it.
     // A client may announce itself again (e.g. after a UI reload); the newest announcement wins.
-    afterReply(() => this.#enter({ type: "ready", client: params }));
+    afterReply(() =>
+      this.#enter({ type: "ready", capabilities: params.capabilities, client: params }),
+    );
     return {
       protocol_version: PROTOCOL_VERSION,
       session_id: this.#sessionId,
@@ -313,6 +362,17 @@ class RpcPromptBackendImpl implements RpcPromptBackend {
       signal?.addEventListener("abort", finish, { once: true });
     });
   }
+}
+
+/** The rejection of a prompt whose connection is gone: the person cannot be reached. */
+function disconnected(reason: RpcCloseReason): HumanUnreachableError {
+  const message =
+    reason.kind === "closed"
+      ? "the connection to their client was closed"
+      : `their client disconnected: ${reason.message}`;
+  return new HumanUnreachableError(message, {
+    cause: new RpcError("disconnected", `no client is connected: ${reason.message}`),
+  });
 }
 
 function timeoutSignal(ms: number | undefined): AbortSignal | undefined {

@@ -7,14 +7,21 @@ import type {
 import { err, ok, type Result } from "neverthrow";
 import type { PromptReply } from "./protocol.js";
 
-// How a prompt reaches a client that announced `prompts: "simple"`: Opal's `client/ask_user`,
-// a question string with optional choices, answered by one string. What that cannot express
-// is refused here (the prompt rejects, recorded as a backend error) rather than approximated.
+// How a prompt reaches a client that announced `prompts: "simple"` (or speaks Opal's protocol):
+// Opal's `client/ask_user`, a question string with optional choices, answered by one string.
+// What that cannot express is refused here rather than approximated; the reason reaches the
+// model, so it says what this person can answer.
+
+/**
+ * How `client/ask_user` params are written: `jp` leaves `choices` out for a free-text answer;
+ * `opal` always sends it (`[]` for free text), as Opal's own server does.
+ */
+export type SimpleDialect = "jp" | "opal";
 
 /** A prompt as a `client/ask_user` call: what to send and how to read the answer back. */
 export interface AskUserPlan {
   readonly question: string;
-  /** Absent for a free-text answer. */
+  /** Absent (`jp`) or empty (`opal`) for a free-text answer. */
   readonly choices?: readonly string[];
   /** The reply an answer stands for; an error when the answer means nothing for this prompt. */
   readonly decode: (answer: string) => Result<PromptReply, string>;
@@ -59,14 +66,28 @@ export const SIMPLE_QUESTION_RULES: Readonly<Record<AnswerType["type"], SimpleQu
   },
   text: { choices: () => undefined, decode: (answer) => answer },
   multi_select: {
-    unsupported: "a multi_select question takes several choices, client/ask_user returns one",
+    unsupported:
+      "a multi_select question takes several choices, and their client returns a single answer",
   },
   secret: {
     unsupported:
-      "a secret question needs hidden input, which a simple client does not promise (its text is not sent)",
+      "a secret question needs hidden input, which their client does not promise (so the question was not sent)",
   },
-  schema: { unsupported: "a schema question needs structured JSON input" },
+  schema: {
+    unsupported:
+      "a schema question needs a structured JSON answer, and their client returns one line of text",
+  },
 };
+
+/** The answer types a simple client can answer, in table order, e.g. `boolean, select and text`. */
+export function answerableTypes(): string {
+  const types = Object.entries(SIMPLE_QUESTION_RULES)
+    .filter(([, rule]) => !("unsupported" in rule))
+    .map(([type]) => type);
+  return types.length < 2
+    ? types.join("")
+    : `${types.slice(0, -1).join(", ")} and ${types.at(-1) as string}`;
+}
 
 /** Which words pick which reply for the two-way permission and delivery prompts. */
 const TWO_WAY: Readonly<Record<"permission" | "deliver", readonly [string, string]>> = {
@@ -75,26 +96,35 @@ const TWO_WAY: Readonly<Record<"permission" | "deliver", readonly [string, strin
 };
 
 /**
- * Plans a prompt for a simple client, or says why it cannot be shown to one. A permission or
- * delivery prompt in `edit` mode is refused: editing needs a rich client.
+ * Plans a prompt for a simple client, or says why it cannot be shown to one, in words for the
+ * model that name what this person can answer. A permission or delivery prompt in `edit` mode
+ * is refused: editing needs a rich client.
  *
  * @example
  * planAskUser(request).map((plan) => ({ question: plan.question, choices: plan.choices }));
  */
-export function planAskUser(request: PromptRequest): Result<AskUserPlan, string> {
+export function planAskUser(
+  request: PromptRequest,
+  dialect: SimpleDialect = "jp",
+): Result<AskUserPlan, string> {
   switch (request.kind) {
     case "question":
-      return planQuestion(request);
+      return planQuestion(request, dialect);
     case "permission":
     case "deliver":
       return planTwoWay(request);
   }
 }
 
-function planQuestion(request: QuestionPromptRequest): Result<AskUserPlan, string> {
+function planQuestion(
+  request: QuestionPromptRequest,
+  dialect: SimpleDialect,
+): Result<AskUserPlan, string> {
   const { question } = request;
   const rule = SIMPLE_QUESTION_RULES[question.answer_type.type];
-  if ("unsupported" in rule) return err(rule.unsupported);
+  if ("unsupported" in rule) {
+    return err(`this person can only answer ${answerableTypes()} questions: ${rule.unsupported}`);
+  }
   const header = request.prompt_label === undefined ? "" : `${request.prompt_label}: `;
   const text = [
     question.context,
@@ -103,7 +133,7 @@ function planQuestion(request: QuestionPromptRequest): Result<AskUserPlan, strin
   ]
     .filter((part) => part !== undefined && part !== "")
     .join("\n\n");
-  const choices = rule.choices(question.answer_type);
+  const choices = rule.choices(question.answer_type) ?? (dialect === "opal" ? [] : undefined);
   return ok({
     question: text,
     ...(choices === undefined ? {} : { choices }),
@@ -115,8 +145,9 @@ function planTwoWay(
   request: PermissionPromptRequest | DeliverPromptRequest,
 ): Result<AskUserPlan, string> {
   if (request.mode === "edit") {
+    const [yes, no] = TWO_WAY[request.kind];
     return err(
-      `a ${request.kind} prompt in edit mode needs an editor, which a simple client lacks`,
+      `this person can only answer "${yes}" or "${no}" here: a ${request.kind} prompt in edit mode needs an editor, which their client lacks`,
     );
   }
   const [yes, no] = TWO_WAY[request.kind];

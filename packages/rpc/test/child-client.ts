@@ -13,6 +13,9 @@ export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 /** The scripted UI client of the two-process tests. */
 export const FIXTURE_CLIENT = fileURLToPath(new URL("./fixtures/client.ts", import.meta.url));
 
+/** A client that speaks only Opal's protocol, written without this package. */
+export const OPAL_CLIENT = fileURLToPath(new URL("./fixtures/opal-client.mjs", import.meta.url));
+
 /** The example UI client (examples/rpc-client), which imports `@jp/rpc` by its package name. */
 export const EXAMPLE_CLIENT = fileURLToPath(
   new URL("../../../examples/rpc-client/src/main.ts", import.meta.url),

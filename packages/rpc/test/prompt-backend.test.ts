@@ -1,4 +1,4 @@
-import type { PromptRequest } from "@jp/coordinator";
+import { HumanUnreachableError, type PromptRequest, PromptUnsupportedError } from "@jp/coordinator";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   createRpcPromptBackend,
@@ -48,6 +48,21 @@ const rejection = async (promise: Promise<unknown>): Promise<RpcError> => {
   return error;
 };
 
+/** The rejection of `promise`, checked to be a `Class`; its `cause` is the RpcError behind it. */
+const rejectionAs = async <E extends Error>(
+  promise: Promise<unknown>,
+  Class: new (...args: never[]) => E,
+): Promise<E & { readonly cause: RpcError }> => {
+  const error = await promise.then(
+    () => undefined,
+    (cause: unknown) => cause,
+  );
+  if (!(error instanceof Class)) throw new Error(`expected a ${Class.name}, got ${String(error)}`);
+  if (!RpcError.isInstance(error.cause)) throw new Error("expected an RpcError as the cause");
+  return error as E & { readonly cause: RpcError };
+};
+const unreachable = (promise: Promise<unknown>) => rejectionAs(promise, HumanUnreachableError);
+
 describe("start-up negotiation", () => {
   it("answers initialize with the session, and waits for it in isHumanReachable", async () => {
     const { remote, backend } = connect({ handshakeTimeoutMs: 60_000 });
@@ -73,11 +88,8 @@ describe("start-up negotiation", () => {
     const { remote, backend } = connect({ handshakeTimeoutMs: 10 });
     expect(await backend.isHumanReachable()).toBe(false);
     expect(backend.state).toBe("no_client");
-    await expect(
-      rejection(backend.ask(REQUESTS.boolean, { signal: never() })),
-    ).resolves.toMatchObject({
-      kind: "no_client",
-    });
+    const error = await unreachable(backend.ask(REQUESTS.boolean, { signal: never() }));
+    expect(error.cause.kind).toBe("no_client");
     remote.send({
       jsonrpc: "2.0",
       id: 1,
@@ -262,42 +274,50 @@ describe("cancellation, timeout, disconnect", () => {
     });
   });
 
-  it("resolves every pending prompt cancelled when the client hangs up; later prompts reject", async () => {
+  // A disconnect is not the person's decision: never `{type: "cancelled"}`.
+  it("rejects every pending prompt and every later one as unreachable when the client hangs up", async () => {
     const { remote, backend } = await connected("rich");
     const replies = [REQUESTS.boolean, REQUESTS.permission].map((r) =>
-      backend.ask(r, { signal: never() }),
+      unreachable(backend.ask(r, { signal: never() })),
     );
     await remote.next();
     await remote.next();
     remote.hangUp();
-    expect(await Promise.all(replies)).toEqual([{ type: "cancelled" }, { type: "cancelled" }]);
+    for (const error of await Promise.all(replies)) {
+      expect(error.message).toBe("their client disconnected: the peer closed the connection");
+      expect(error.cause.kind).toBe("disconnected");
+    }
     expect(await backend.isHumanReachable()).toBe(false);
     expect(backend.state).toBe("closed");
     expect(await backend.closed).toMatchObject({ kind: "input_ended" });
-    expect(await rejection(backend.ask(REQUESTS.boolean, { signal: never() }))).toMatchObject({
-      kind: "disconnected",
-    });
+    const later = await unreachable(backend.ask(REQUESTS.boolean, { signal: never() }));
+    expect(later.cause.kind).toBe("disconnected");
   });
 
   it("treats a failing input or output stream as a disconnect", async () => {
     const a = await connected("rich");
-    const pending = a.backend.ask(REQUESTS.boolean, { signal: never() });
+    const pending = unreachable(a.backend.ask(REQUESTS.boolean, { signal: never() }));
     a.input.destroy(new Error("boom"));
-    expect(await pending).toEqual({ type: "cancelled" });
+    expect((await pending).message).toBe(
+      "their client disconnected: the input stream failed: boom",
+    );
     expect(await a.backend.closed).toMatchObject({ kind: "input_error" });
 
     const b = await connected("rich");
+    const open = unreachable(b.backend.ask(REQUESTS.boolean, { signal: never() }));
+    await b.remote.next();
     b.output.destroy(new Error("EPIPE"));
+    expect((await open).message).toContain("the output stream failed: EPIPE");
     expect(await b.backend.closed).toMatchObject({ kind: "output_error" });
     expect(await b.backend.isHumanReachable()).toBe(false);
   });
 
-  it("close() cancels open prompts on both sides and stops", async () => {
+  it("close() tells the client to drop open prompts, which reject as unreachable", async () => {
     const { remote, backend } = await connected("rich");
-    const reply = backend.ask(REQUESTS.boolean, { signal: never() });
+    const reply = unreachable(backend.ask(REQUESTS.boolean, { signal: never() }));
     const request = await remote.next();
     backend.close();
-    expect(await reply).toEqual({ type: "cancelled" });
+    expect((await reply).message).toBe("the connection to their client was closed");
     expect(await remote.next()).toMatchObject({
       method: "$/cancelRequest",
       params: { id: request.id },
@@ -327,17 +347,22 @@ describe("simple clients: client/ask_user", () => {
     expect(await reply).toEqual(expected);
   });
 
+  // The message reaches the model as it is: it names what this person can answer.
   it.each([
-    ["multi_select", REQUESTS.multiSelect],
-    ["secret", REQUESTS.secret],
-    ["schema", REQUESTS.schema],
-    ["permission in edit mode", REQUESTS.permissionEdit],
-    ["deliver in edit mode", REQUESTS.deliverEdit],
-  ])("refuses a %s prompt without sending it", async (_name, request) => {
+    ["multi_select", REQUESTS.multiSelect, "boolean, select and text questions"],
+    ["secret", REQUESTS.secret, "boolean, select and text questions"],
+    ["schema", REQUESTS.schema, "boolean, select and text questions"],
+    ["permission in edit mode", REQUESTS.permissionEdit, '"run" or "skip"'],
+    ["deliver in edit mode", REQUESTS.deliverEdit, '"deliver" or "skip"'],
+  ])("refuses a %s prompt without sending it", async (_name, request, answerable) => {
     const { remote, backend } = await connected("simple");
-    const error = await rejection(backend.ask(request, { signal: never() }));
-    expect(error.kind).toBe("unsupported_prompt");
-    expect(error.message).toContain("simple prompts");
+    const error = await rejectionAs(
+      backend.ask(request, { signal: never() }),
+      PromptUnsupportedError,
+    );
+    expect(error.message).toContain(`this person can only answer ${answerable}`);
+    expect(error.cause.kind).toBe("unsupported_prompt");
+    expect(error.cause.message).toContain("client/ask_user");
     remote.send({ jsonrpc: "2.0", id: 5, method: "nope" });
     // Nothing went out before this error: a secret's text never reaches a simple client.
     expect(await remote.next()).toMatchObject({ id: 5 });
@@ -352,5 +377,58 @@ describe("simple clients: client/ask_user", () => {
     remote.send(answer(await remote.next(), { answer: "maybe" }));
     const error = await rejection(second);
     expect(error.message).toContain('expected "run" or "skip"');
+  });
+});
+
+describe("protocol: opal (no initialize)", () => {
+  it("is ready at once and sends Opal's params, choices [] for free text", async () => {
+    const { remote, backend } = connect({ protocol: "opal", handshakeTimeoutMs: 10 });
+    expect(backend.state).toBe("ready");
+    expect(await backend.isHumanReachable()).toBe(true);
+    expect(await backend.waitForClient()).toBe(true);
+    expect(backend.client).toBeUndefined();
+    const reply = backend.ask(REQUESTS.text, { signal: never() });
+    const sent = await remote.next();
+    expect(sent).toEqual({
+      jsonrpc: "2.0",
+      id: expect.any(Number),
+      method: "client/ask_user",
+      params: { session_id: "s1", question: "What about name?", choices: [] },
+    });
+    remote.send(answer(sent, { answer: "Ada" }));
+    expect(await reply).toEqual({ type: "answer", value: "Ada" });
+    // Past the handshake deadline of the default protocol, it is still ready.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(backend.state).toBe("ready");
+  });
+
+  it("reads -32800 as a dismissal and counts no human once the connection closes", async () => {
+    const { remote, backend } = connect({ protocol: "opal" });
+    const dismissed = backend.ask(REQUESTS.boolean, { signal: never() });
+    const sent = await remote.next();
+    expect(sent.params.choices).toEqual(["yes", "no"]);
+    remote.send({ jsonrpc: "2.0", id: sent.id, error: { code: -32800, message: "dismissed" } });
+    expect(await dismissed).toEqual({ type: "cancelled" });
+    remote.hangUp();
+    expect(await backend.closed).toMatchObject({ kind: "input_ended" });
+    expect(await backend.isHumanReachable()).toBe(false);
+    await unreachable(backend.ask(REQUESTS.boolean, { signal: never() }));
+  });
+
+  it("answers an initialize sent anyway, and then treats the client as it announced", async () => {
+    const { remote, backend } = connect({ protocol: "opal" });
+    remote.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocol_version: 1, capabilities: { prompts: "rich" } },
+    });
+    expect(await remote.next()).toMatchObject({ id: 1, result: { session_id: "s1" } });
+    expect(backend.client).toMatchObject({ capabilities: { prompts: "rich" } });
+    const reply = backend.ask(REQUESTS.boolean, { signal: never() });
+    const sent = await remote.next();
+    expect(sent.method).toBe("client/prompt");
+    remote.send(answer(sent, { type: "answer", value: true }));
+    expect(await reply).toEqual({ type: "answer", value: true });
   });
 });

@@ -26,6 +26,24 @@ describe("planAskUser: what a simple client can be asked", () => {
     expect(planAskUser(request)._unsafeUnwrapErr()).toMatch(reason);
   });
 
+  it("names what this person can answer when it refuses a question", () => {
+    expect(planAskUser(REQUESTS.multiSelect)._unsafeUnwrapErr()).toBe(
+      "this person can only answer boolean, select and text questions: a multi_select question takes several choices, and their client returns a single answer",
+    );
+  });
+
+  it.each<[string, PromptRequest, string[] | undefined]>([
+    ["jp leaves choices out for free text", REQUESTS.text, undefined],
+    ["a select keeps its options", REQUESTS.select, ["red", "blue"]],
+  ])("dialect: %s", (_name, request, choices) => {
+    expect(plan(request).choices).toEqual(choices);
+  });
+
+  it("dialect opal: always sends choices, [] for free text, as Opal's own server does", () => {
+    expect(planAskUser(REQUESTS.text, "opal")._unsafeUnwrap().choices).toEqual([]);
+    expect(planAskUser(REQUESTS.boolean, "opal")._unsafeUnwrap().choices).toEqual(["yes", "no"]);
+  });
+
   it("has a rule for every answer type", () => {
     expect(Object.keys(SIMPLE_QUESTION_RULES).sort()).toEqual([
       "boolean",

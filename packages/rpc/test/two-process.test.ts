@@ -1,4 +1,4 @@
-import type { PromptRequest } from "@jp/coordinator";
+import { HumanUnreachableError, type PromptRequest, PromptUnsupportedError } from "@jp/coordinator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PromptReply } from "../src/index.js";
 import { type ChildSession, FIXTURE_CLIENT, STARTUP_MS, spawnClient } from "./child-client.js";
@@ -133,8 +133,10 @@ describe("a simple client in a child process", TIMEOUT, () => {
   });
 
   it("refuses a secret question without sending it", async () => {
-    await expect(session.backend.ask(REQUESTS.secret, { signal: never() })).rejects.toThrow(
-      /cannot show this question prompt: a secret question needs hidden input/,
+    const reply = session.backend.ask(REQUESTS.secret, { signal: never() });
+    await expect(reply).rejects.toBeInstanceOf(PromptUnsupportedError);
+    await expect(reply).rejects.toThrow(
+      "this person can only answer boolean, select and text questions: a secret question needs hidden input",
     );
   });
 });
@@ -146,14 +148,15 @@ describe("a client that goes away mid-question", TIMEOUT, () => {
     ["exits by itself", "rich", directed(REQUESTS.boolean, "exit"), () => {}],
     ["(simple) is killed", "simple", hangingText, (s) => s.child.kill("SIGTERM")],
   ])(
-    "resolves the pending prompt cancelled when the client %s, and no human is reachable",
+    "rejects the pending prompt as unreachable when the client %s, and no human is reachable",
     async (_name, mode, request, goAway) => {
       const session = await spawnClient(FIXTURE_CLIENT, [mode]);
       try {
         const pending = session.backend.ask(request, { signal: never() });
         await session.stderrIncludes(mode === "rich" ? `showing ${request.tool_call_id}` : "hang");
         goAway(session);
-        expect(await pending).toEqual({ type: "cancelled" });
+        await expect(pending).rejects.toBeInstanceOf(HumanUnreachableError);
+        await expect(pending).rejects.toThrow(/^their client disconnected: /);
         expect(await session.backend.isHumanReachable()).toBe(false);
         expect(session.backend.state).toBe("closed");
       } finally {

@@ -39,6 +39,16 @@ export interface PeerOptions extends ConnectionOptions {
 /** How many given-up request ids are remembered, to drop their late answers quietly. */
 const MAX_ABANDONED = 1024;
 
+/**
+ * How many bytes of this side's messages may wait unwritten (the peer is not reading them)
+ * before this side stops reading the peer's input until they are written. Without it, a peer
+ * that floods requests or garbage and reads nothing would grow this side's memory without bound.
+ */
+export const MAX_UNSENT_BYTES = 1024 * 1024;
+
+/** Reads and drops input after the connection closed. */
+const discard = () => {};
+
 const describe = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause));
 
 /**
@@ -62,6 +72,8 @@ export class RpcPeer {
   readonly #abandoned = new Set<RpcId>();
   readonly #serving = new Map<RpcId, AbortController>();
   #nextId = 1;
+  // Reading is paused until the output drains (see MAX_UNSENT_BYTES).
+  #throttled = false;
   #closeReason: RpcCloseReason | undefined;
   #resolveClosed: (reason: RpcCloseReason) => void = () => {};
 
@@ -88,6 +100,10 @@ export class RpcPeer {
       kind: "output_error",
       message: `the output stream failed: ${describe(cause)}`,
     });
+  readonly #onOutputDrain = () => {
+    this.#throttled = false;
+    if (this.#closeReason === undefined) this.#input.resume();
+  };
 
   constructor(options: PeerOptions) {
     this.#input = options.input;
@@ -150,14 +166,13 @@ export class RpcPeer {
 
   /**
    * Closes this side: tells the peer to drop our open requests, settles them, aborts what we
-   * serve, and stops reading. The streams belong to the host and are neither ended nor destroyed.
+   * serve, and stops listening. The streams belong to the host and are neither ended nor
+   * destroyed; the rest of the input is read and dropped without keeping the process alive.
    */
   close(): void {
     if (this.#closeReason !== undefined) return;
     for (const id of this.#pending.keys()) this.notify(RPC_METHODS.cancelRequest, { id });
     this.#shutdown({ kind: "closed", message: "the connection was closed by this side" });
-    // Paused, a process's stdin no longer keeps the event loop alive.
-    this.#input.pause();
   }
 
   #shutdown(reason: RpcCloseReason): void {
@@ -167,8 +182,10 @@ export class RpcPeer {
     this.#input.off("end", this.#onEnd);
     this.#input.off("close", this.#onInputClose);
     this.#output.off("close", this.#onOutputClose);
+    this.#output.off("drain", this.#onOutputDrain);
     // The error listeners stay (they do nothing now): a stream error with no listener, such as
     // EPIPE on a dead child's stdin, would crash the host process.
+    this.#release();
     this.#onClose?.(reason);
     const pending = [...this.#pending.values()];
     this.#pending.clear();
@@ -176,6 +193,19 @@ export class RpcPeer {
     for (const controller of this.#serving.values()) controller.abort();
     this.#serving.clear();
     this.#resolveClosed(reason);
+  }
+
+  /**
+   * Lets go of the input without pausing it. A paused pipe would leave a peer that is still
+   * writing (a flood, a last burst) blocked on a full pipe: such a child never exits, and its
+   * process handle keeps the host alive. So the rest of the input is read and dropped, and the
+   * stream is unref'd so that it no longer keeps the event loop alive by itself.
+   */
+  #release(): void {
+    this.#throttled = false;
+    this.#input.on("data", discard);
+    this.#input.resume();
+    (this.#input as { unref?: () => void }).unref?.();
   }
 
   #report(message: string): void {
@@ -196,6 +226,14 @@ export class RpcPeer {
       this.#output.write(`${line}\n`);
     } catch (cause) {
       this.#onOutputError(cause);
+      return;
+    }
+    // Flow control: a peer that does not read what we write gets no more of its input read
+    // until it has, so what waits in memory stays near MAX_UNSENT_BYTES.
+    if (!this.#throttled && this.#output.writableLength > MAX_UNSENT_BYTES) {
+      this.#throttled = true;
+      this.#input.pause();
+      this.#output.once("drain", this.#onOutputDrain);
     }
   }
 
