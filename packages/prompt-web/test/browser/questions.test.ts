@@ -1,25 +1,236 @@
+import { TurnState } from "@jp/coordinator";
+import { MockExecutor } from "@jp/coordinator/testing";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { createWebPrompts, type StandaloneWebPrompts } from "../../src/index.js";
 import { describeInBrowser, openPage } from "../support/browser.js";
 import { conversation, inquiryTrail } from "../support/coordinator.js";
 
 let web: StandaloneWebPrompts;
+let opened: number;
 beforeEach(async () => {
   web = await createWebPrompts();
+  opened = 0;
+  web.on("prompt-opened", () => {
+    opened += 1;
+  });
 });
 afterEach(async () => {
   await web.close();
 });
 
-describeInBrowser("questions in the browser", (browser) => {
-  it("answers a boolean question with Yes", async () => {
+describeInBrowser("each answer type, answered in the browser", (browser) => {
+  it("boolean: Yes; the default is marked and focused", async () => {
     const page = await openPage(browser(), web);
     const chat = conversation(web.backend());
-    const run = chat.run("ask_user", { question: "Ship it?", answer_type: "boolean" });
-    await page.getByRole("button", { name: "Yes" }).click();
+    const run = chat.run("ask_user", {
+      question: "Ship it?",
+      answer_type: "boolean",
+      default: true,
+    });
+    const yes = page.getByRole("button", { name: "Yes (default)" });
+    await expect.poll(() => yes.evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.getByRole("heading", { name: "Ship it?" }).waitFor();
+    await yes.click();
     const { responses } = await run;
-    expect(responses[0]?.content).toContain("true");
+    expect(responses[0]?.content).toBe('{"answer_type":"boolean","answer":true}');
     expect(inquiryTrail(chat.stream.events)).toEqual([["call_1.answer.1", "answered", "true"]]);
     await page.close();
   });
+
+  it("boolean: remember for this turn answers the same question again without asking", async () => {
+    const page = await openPage(browser(), web);
+    const tool = new MockExecutor((input) =>
+      input.answers.overwrite === undefined
+        ? {
+            type: "needs_input",
+            question: {
+              id: "overwrite",
+              text: "Overwrite files?",
+              answer_type: { type: "boolean" },
+            },
+          }
+        : { type: "success", content: `overwrite: ${String(input.answers.overwrite)}` },
+    );
+    const chat = conversation(web.backend(), { executors: { copy: tool } });
+    const turn = new TurnState();
+    const run = chat.run("copy", {}, turn);
+    await page.getByLabel("Remember for this turn").check();
+    await page.getByRole("button", { name: "No", exact: true }).click();
+    expect((await run).responses[0]?.content).toBe("overwrite: false");
+    const again = await chat.run("copy", {}, turn);
+    expect(again.responses[0]?.content).toBe("overwrite: false");
+    expect(opened).toBe(1);
+    await page.close();
+  });
+
+  it("select: the default is checked; another option is chosen with the keyboard", async () => {
+    const page = await openPage(browser(), web);
+    const chat = conversation(web.backend());
+    const run = chat.run("ask_user", {
+      question: "Which environment?",
+      answer_type: "select",
+      options: ["staging", "production"],
+      default: "staging",
+    });
+    const staging = page.getByRole("radio", { name: "staging" });
+    await expect.poll(() => staging.isChecked()).toBe(true);
+    await expect.poll(() => staging.evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("Enter");
+    const { responses } = await run;
+    expect(responses[0]?.content).toBe('{"answer_type":"select","answer":"production"}');
+    await page.close();
+  });
+
+  it("multi_select: the checked options, in the question's order", async () => {
+    const page = await openPage(browser(), web);
+    const chat = conversation(web.backend());
+    const run = chat.run("ask_user", {
+      question: "Which checks?",
+      answer_type: "multi_select",
+      options: ["lint", "types", "tests"],
+    });
+    await page.getByRole("checkbox", { name: "tests" }).check();
+    await page.getByRole("checkbox", { name: "lint" }).check();
+    await page.getByRole("button", { name: "Answer" }).click();
+    const { responses } = await run;
+    expect(responses[0]?.content).toBe('{"answer_type":"multi_select","answer":["lint","tests"]}');
+    await page.close();
+  });
+
+  it("text: the default is pre-filled and Enter sends the edited answer", async () => {
+    const page = await openPage(browser(), web);
+    const chat = conversation(web.backend());
+    const run = chat.run("ask_user", {
+      question: "Release name?",
+      context: "Shown on the\nrelease page.",
+      answer_type: "text",
+      default: "Widgets",
+    });
+    const input = page.getByLabel("Your answer");
+    await expect.poll(() => input.inputValue()).toBe("Widgets");
+    expect(await page.locator(".context").textContent()).toBe("Shown on the\nrelease page.");
+    await input.fill("Widgets 2");
+    await input.press("Enter");
+    const { responses } = await run;
+    expect(responses[0]?.content).toBe('{"answer_type":"text","answer":"Widgets 2"}');
+    await page.close();
+  });
+
+  it("schema: a generated form, checked in the page and again on the server", async () => {
+    const page = await openPage(browser(), web);
+    const chat = conversation(web.backend());
+    const requests: string[] = [];
+    page.on("request", (request) => {
+      if (request.method() === "POST") requests.push(request.url());
+    });
+    const run = chat.run("ask_user", {
+      question: "Who gets the report?",
+      answer_type: "schema",
+      schema: {
+        type: "object",
+        properties: {
+          email: { type: "string", format: "email", description: "Where to send it" },
+          copies: { type: "integer", minimum: 1 },
+          format: { enum: ["pdf", "html"] },
+          urgent: { type: "boolean" },
+          tags: { type: "array", items: { enum: ["ops", "dev"] } },
+        },
+        required: ["email", "copies"],
+      },
+    });
+    const email = page.getByLabel("email", { exact: true });
+    const copies = page.getByLabel("copies", { exact: true });
+    await email.waitFor();
+    // The page's own check: a required field left empty, a number out of range; nothing is sent.
+    await copies.fill("0");
+    await page.getByRole("button", { name: "Answer" }).click();
+    await expect.poll(() => errorFor(email)).toBe("This field is required.");
+    expect(await errorFor(copies)).toBe("Enter 1 or more.");
+    expect(await email.getAttribute("aria-invalid")).toBe("true");
+    expect(requests).toEqual([]);
+    // The server's check (the format is not checked in the page), shown beside its field.
+    await email.fill("not an address");
+    await copies.fill("2");
+    await page.getByLabel("format (optional)").selectOption("html");
+    await page.getByRole("checkbox", { name: "dev" }).check();
+    await page.getByRole("button", { name: "Answer" }).click();
+    await expect.poll(() => errorFor(email)).toBe('must match format "email"');
+    expect(await errorFor(copies)).toBe("");
+    expect(requests).toHaveLength(1);
+    // Corrected, it goes through.
+    await email.fill("ops@example.com");
+    await page.getByRole("button", { name: "Answer" }).click();
+    const { responses } = await run;
+    expect(JSON.parse(responses[0]?.content ?? "")).toEqual({
+      answer_type: "schema",
+      answer: { email: "ops@example.com", copies: 2, format: "html", urgent: false, tags: ["dev"] },
+    });
+    expect(inquiryTrail(chat.stream.events)).toHaveLength(1);
+    await page.close();
+  });
+
+  it("secret: a password field; the value is nowhere but in the tool's hands", async () => {
+    const SECRET = "hunter2-Zq9";
+    const page = await openPage(browser(), web);
+    const urls: string[] = [];
+    page.on("request", (request) => urls.push(request.url()));
+    const records: unknown[] = [];
+    for (const name of web.eventNames()) {
+      web.on(name, (event: unknown) => records.push({ name, event }));
+    }
+    const tool = new MockExecutor((input) =>
+      input.answers.otp === undefined
+        ? {
+            type: "needs_input",
+            question: { id: "otp", text: "One-time password", answer_type: { type: "secret" } },
+          }
+        : { type: "success", content: `published (${String(input.answers.otp).length} chars)` },
+    );
+    const chat = conversation(web.backend(), { executors: { publish: tool } });
+    const run = chat.run("publish", {});
+    const field = page.getByLabel("Your answer (hidden)");
+    await field.waitFor();
+    expect(await field.getAttribute("type")).toBe("password");
+    expect(await field.inputValue()).toBe("");
+    await field.fill(SECRET);
+    await field.press("Enter");
+    const { responses } = await run;
+    expect(tool.executions.at(-1)?.answers).toEqual({ otp: SECRET });
+    expect(responses[0]?.content).toBe("published (11 chars)");
+    await expect.poll(() => page.locator("article.prompt").count()).toBe(0);
+    // Not in the record, the server's events or state, any URL, the DOM or the page's storage.
+    expect(inquiryTrail(chat.stream.events)).toEqual([["call_1.otp.1", "redacted", ""]]);
+    expect(JSON.stringify(chat.stream.toJSON())).not.toContain(SECRET);
+    expect(JSON.stringify(records)).not.toContain(SECRET);
+    const state = await fetch(`${new URL(web.url).origin}/api/state`, {
+      headers: { Authorization: `Bearer ${web.token}` },
+    });
+    expect(await state.text()).not.toContain(SECRET);
+    expect(urls.join(" ")).not.toContain(SECRET);
+    expect(page.url()).not.toContain(SECRET);
+    const inPage = await page.evaluate(() => ({
+      html: document.documentElement.outerHTML,
+      values: [...document.querySelectorAll("input, textarea")].map(
+        (el) => (el as HTMLInputElement).value,
+      ),
+      storage: JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }),
+      history: history.length,
+    }));
+    expect(inPage.html).not.toContain(SECRET);
+    expect(inPage.values.join("")).not.toContain(SECRET);
+    expect(inPage.storage).not.toContain(SECRET);
+    await page.close();
+  });
 });
+
+/** The text of the error shown beside `field` (through its aria-describedby). */
+async function errorFor(field: import("playwright-core").Locator): Promise<string> {
+  return field.evaluate((el) => {
+    const ids = (el.getAttribute("aria-describedby") ?? "").split(" ");
+    const error = ids
+      .map((id) => document.getElementById(id))
+      .find((node) => node?.classList.contains("field-error"));
+    return error?.hidden === false ? (error.textContent ?? "") : "";
+  });
+}

@@ -13,7 +13,10 @@ import {
 } from "@jp/coordinator";
 import { MockExecutorSource } from "@jp/coordinator/testing";
 
-/** A conversation with a real coordinator: `ask_user` built in, plus the given tools. */
+/**
+ * A conversation with a real coordinator: `ask_user` built in, plus the given tools (which run
+ * unattended unless `tools` configures them).
+ */
 export function conversation(
   prompts: PromptBackend,
   options: { readonly tools?: ToolsConfig; readonly executors?: Record<string, Executor> } = {},
@@ -22,7 +25,12 @@ export function conversation(
   stream.startTurn("Help me release.");
   const coordinator = new ToolCoordinator({
     stream,
-    tools: layerToolsConfigs(builtinToolConfigs(), options.tools ?? {}),
+    tools: layerToolsConfigs(builtinToolConfigs(), {
+      ...Object.fromEntries(
+        Object.keys(options.executors ?? {}).map((name) => [name, { run: "unattended" }]),
+      ),
+      ...options.tools,
+    }),
     executors: combineExecutorSources(
       builtinExecutorSource({ ask_user: askUser }),
       new MockExecutorSource(options.executors ?? {}),
