@@ -26,6 +26,7 @@ export type {
   AskOptions,
   DeliverPromptRequest,
   DeliverReply,
+  LaterReply,
   PermissionPromptRequest,
   PermissionReply,
   PromptBackend,
@@ -78,11 +79,17 @@ export {
   TURN_ENDED,
 } from "./coordinator/question-round.js";
 export type {
+  ResumeOptions,
   RunOptions,
   RunResult,
+  SuspendOptions,
   ToolCoordinatorOptions,
 } from "./coordinator/tool-coordinator.js";
 export { ToolCoordinator, ToolsConfigError } from "./coordinator/tool-coordinator.js";
+export type { PendingMarker, StoredReply } from "./durable/marker.js";
+export { PENDING_METADATA_KEY } from "./durable/marker.js";
+export type { AnswerPendingError, PendingPrompt } from "./durable/pending.js";
+export { answerPendingPrompt, listPendingPrompts } from "./durable/pending.js";
 export {
   builtinExecutor,
   builtinExecutorSource,

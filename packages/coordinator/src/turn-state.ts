@@ -8,6 +8,14 @@ import type { JsonValue } from "@jp/conversation";
  * const turn = new TurnState();
  * await coordinator.run(calls, { turn });
  */
+/** A {@link TurnState} as JSON: what a suspended turn keeps (never a secret). */
+export interface TurnStateJson {
+  readonly remembered_tool_answers: Readonly<Record<string, JsonValue>>;
+  readonly remembered_permission_decisions: Readonly<Record<string, boolean>>;
+  /** The last attempt per `[tool_call_id, question_id]`. */
+  readonly attempts: readonly (readonly [string, string, number])[];
+}
+
 export class TurnState {
   /** "Remember for this turn" answers, keyed `<tool_name>.<question_id>`. Never secrets. */
   readonly remembered_tool_answers = new Map<string, JsonValue>();
@@ -24,6 +32,33 @@ export class TurnState {
     const next = (this.#attempts.get(key) ?? 0) + 1;
     this.#attempts.set(key, next);
     return next;
+  }
+
+  /** The state as JSON, kept by a suspended turn so that resuming continues it exactly. */
+  toJSON(): TurnStateJson {
+    return {
+      remembered_tool_answers: ownRecord(this.remembered_tool_answers),
+      remembered_permission_decisions: ownRecord(this.remembered_permission_decisions),
+      attempts: [...this.#attempts].map(([key, attempt]) => {
+        const [call = "", question = ""] = key.split("\u0000");
+        return [call, question, attempt] as const;
+      }),
+    };
+  }
+
+  /** A turn state from {@link TurnState.toJSON}. */
+  static fromJSON(json: TurnStateJson): TurnState {
+    const turn = new TurnState();
+    for (const [key, value] of Object.entries(json.remembered_tool_answers)) {
+      turn.remembered_tool_answers.set(key, value);
+    }
+    for (const [key, value] of Object.entries(json.remembered_permission_decisions)) {
+      turn.remembered_permission_decisions.set(key, value);
+    }
+    for (const [call, question, attempt] of json.attempts) {
+      turn.#attempts.set(`${call}\u0000${question}`, attempt);
+    }
+    return turn;
   }
 
   /** The answer remembered for a tool's question this turn, if any. */
@@ -45,4 +80,17 @@ export class TurnState {
   rememberPermission(toolName: string, run: boolean): void {
     this.remembered_permission_decisions.set(`${toolName}.__permission__`, run);
   }
+}
+
+function ownRecord<V>(map: ReadonlyMap<string, V>): Record<string, V> {
+  const out: Record<string, V> = {};
+  for (const [key, value] of map) {
+    Object.defineProperty(out, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
 }

@@ -91,6 +91,16 @@ export type ReplyFor<R extends PromptRequest> = R extends QuestionPromptRequest
     ? PermissionReply
     : DeliverReply;
 
+/**
+ * A backend's reply meaning "nobody can answer this now; ask later": the turn suspends at the
+ * prompt (it is recorded and left pending, as with the `suspend` run option), so a person can
+ * answer it from anywhere and the turn resumes. Where a prompt cannot wait (a sub-agent's
+ * escalated prompt), it counts as the person being unreachable.
+ */
+export interface LaterReply {
+  readonly type: "later";
+}
+
 /** Options of {@link PromptBackend.ask}. */
 export interface AskOptions {
   /** Aborts the prompt; the backend then resolves `{type: "cancelled"}` (or rejects). */
@@ -104,8 +114,11 @@ export interface AskOptions {
 export interface PromptBackend {
   /** Whether a human can answer now (a terminal opens, a client is connected). */
   isHumanReachable(): boolean | Promise<boolean>;
-  /** Shows one prompt and resolves with the human's reply. */
-  ask<R extends PromptRequest>(request: R, options: AskOptions): Promise<ReplyFor<R>>;
+  /**
+   * Shows one prompt and resolves with the human's reply, or with `{type: "later"}` to leave the
+   * prompt pending (see {@link LaterReply}).
+   */
+  ask<R extends PromptRequest>(request: R, options: AskOptions): Promise<ReplyFor<R> | LaterReply>;
 }
 
 /**

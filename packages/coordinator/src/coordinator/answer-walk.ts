@@ -8,6 +8,20 @@ interface Entry {
   readonly secret: boolean;
 }
 
+/** One answer of a walk as a suspended call keeps it; a secret's value is never kept. */
+export interface WalkEntryJson {
+  readonly id: string;
+  readonly value?: JsonValue;
+  readonly prompted: boolean;
+  readonly secret: boolean;
+}
+
+/** A walk as a suspended call keeps it (see {@link AnswerWalk.toJSON}). */
+export interface WalkJson {
+  readonly answers: readonly WalkEntryJson[];
+  readonly prefill: readonly (readonly [string, JsonValue])[];
+}
+
 /**
  * The answers one tool call has collected, in the order they were given (for a form, the form's
  * order). Latest answer wins; going back drops the last human answer and everything after it.
@@ -55,6 +69,32 @@ export class AnswerWalk {
   /** The earlier answer to pre-fill when `id` is asked again after going back. */
   prefillFor(id: string): JsonValue | undefined {
     return this.#prefill.get(id);
+  }
+
+  /**
+   * The walk as JSON, for a suspended call. Secret answers keep their place but not their value:
+   * a resumed call asks for them again.
+   */
+  toJSON(): WalkJson {
+    return {
+      answers: [...this.#entries].map(([id, entry]) =>
+        entry.secret
+          ? { id, prompted: entry.prompted, secret: true }
+          : { id, value: entry.value, prompted: entry.prompted, secret: false },
+      ),
+      prefill: [...this.#prefill],
+    };
+  }
+
+  /** A walk from {@link AnswerWalk.toJSON}; secret answers (kept without value) are left out. */
+  static fromJSON(json: WalkJson): AnswerWalk {
+    const walk = new AnswerWalk();
+    for (const entry of json.answers) {
+      if (entry.secret || entry.value === undefined) continue;
+      walk.#entries.set(entry.id, { value: entry.value, prompted: entry.prompted, secret: false });
+    }
+    for (const [id, value] of json.prefill) walk.#prefill.set(id, value);
+    return walk;
   }
 
   /** The answers so far without secrets, for a result the model will read. */

@@ -14,6 +14,7 @@ import {
   type ReplyFor,
 } from "../backends/prompt-backend.js";
 import type { ToolsConfig } from "../config/schema.js";
+import { promptIdFor, type StoredReply } from "../durable/marker.js";
 import type { TurnState } from "../turn-state.js";
 import type { CoordinatorEvents, PromptOutcome } from "./events.js";
 import type { PromptQueue } from "./prompt-queue.js";
@@ -37,6 +38,22 @@ export interface RunContext {
   readonly promptTimeoutMs: number | undefined;
   /** Every secret answered in this run, masked in everything recorded, returned or emitted. */
   readonly secrets: SecretMask;
+  /**
+   * Set when prompts that would go to a person are left pending instead of awaited (a suspended
+   * run, or a resumed one with nobody to ask now).
+   */
+  readonly suspend: boolean;
+  /** Replies given while the turn was suspended, by prompt id; each is used once. */
+  readonly stored: Map<string, StoredReply>;
+  /** Prompt ids of suspended prompts whose deadline passed without a reply. */
+  readonly expired: ReadonlySet<string>;
+  /** The prompts left pending, in the order they were, so resuming keeps their order. */
+  readonly suspensions: Map<PromptRequest, number>;
+  /**
+   * Set once a prompt is left pending: every prompt behind it in line is left pending too, as
+   * a person answers prompts in order (a reply given to a later one waits its turn).
+   */
+  readonly line: { held: boolean };
 }
 
 /** Why no human can be asked: `--non-interactive`, no backend, or the backend says nobody is there. */
@@ -62,6 +79,8 @@ export function record(ctx: RunContext, event: ConversationEvent): void {
 export type PromptResult<R extends PromptRequest> =
   | { readonly type: "reply"; readonly reply: ReplyFor<R> }
   | { readonly type: "unneeded" }
+  /** Left pending: the run suspends instead of waiting for a person. */
+  | { readonly type: "suspended" }
   | { readonly type: "aborted"; readonly cause: AbortCause }
   | { readonly type: "failed"; readonly error: string; readonly failure: PromptFailure };
 
@@ -83,6 +102,8 @@ export interface PromptHooks<R extends PromptRequest> {
   readonly needed?: () => boolean;
   /** Runs before the next prompt may start, so what it remembers is seen by that prompt. */
   readonly onReply?: (reply: ReplyFor<R>) => void;
+  /** The caller can leave the prompt pending (a sub-agent's escalated prompt cannot). */
+  readonly suspendable?: boolean;
 }
 
 /**
@@ -95,7 +116,10 @@ export async function showPrompt<R extends PromptRequest>(
   hooks: PromptHooks<R> = {},
 ): Promise<PromptResult<R>> {
   const backend = ctx.prompts;
-  if (backend === undefined) {
+  const promptId = promptIdFor(request);
+  const stored = ctx.stored.get(promptId) as ReplyFor<R> | undefined;
+  const suspends = ctx.suspend && hooks.suspendable === true;
+  if (backend === undefined && stored === undefined && !suspends) {
     return { type: "failed", error: "no prompt backend is configured", failure: "unreachable" };
   }
   let result: PromptResult<R>;
@@ -107,15 +131,40 @@ export async function showPrompt<R extends PromptRequest>(
   let endedTurn = false;
   try {
     let shown = false;
-    const reply = await ctx.queue.run(signal, async () => {
+    let left = false;
+    const leave = () => {
+      left = true;
+      ctx.line.held = true;
+      ctx.suspensions.set(request, ctx.suspensions.size);
+      return undefined;
+    };
+    const reply = await ctx.queue.run(signal, async (): Promise<ReplyFor<R> | undefined> => {
+      // Behind a pending prompt, nothing is decided yet: not even whether this one is needed.
+      if (ctx.line.held && hooks.suspendable === true) {
+        shown = true;
+        return leave();
+      }
       if (hooks.needed?.() === false) return undefined;
       shown = true;
+      if (stored !== undefined) {
+        // The person answered while the turn was suspended: apply it in this prompt's place.
+        ctx.stored.delete(promptId);
+        hooks.onReply?.(stored);
+        return stored;
+      }
+      if (suspends || backend === undefined) return leave();
       if (ctx.promptTimeoutMs !== undefined) {
         const ms = ctx.promptTimeoutMs;
         timer = setTimeout(() => deadline.abort(new PromptTimeoutError(ms)), ms);
       }
       ctx.emitter.emit("prompt-shown", { request });
       const answered = await backend.ask(request, { signal });
+      if (answered.type === "later") {
+        if (hooks.suspendable !== true) {
+          throw new HumanUnreachableError("the person can only answer later");
+        }
+        return leave();
+      }
       if (!signal.aborted) {
         hooks.onReply?.(answered);
         // End Turn closes every prompt queued behind this one before the next could be shown.
@@ -125,6 +174,7 @@ export async function showPrompt<R extends PromptRequest>(
       return answered;
     });
     if (!shown && !signal.aborted) return { type: "unneeded" };
+    if (left) return { type: "suspended" };
     result =
       reply === undefined
         ? { type: "aborted", cause: abortCause(signal) }
@@ -185,7 +235,8 @@ function endsTurn(request: PromptRequest, reply: ReplyFor<PromptRequest>): boole
 }
 
 function outcomeOf(result: PromptResult<PromptRequest>): PromptOutcome {
-  if (result.type === "aborted" || result.type === "unneeded") return "cancelled";
+  if (result.type === "aborted" || result.type === "unneeded" || result.type === "suspended")
+    return "cancelled";
   if (result.type === "failed") return "failed";
   return result.reply.type;
 }

@@ -1,4 +1,5 @@
 import type { ToolCall } from "../backends/executor.js";
+import type { DeliverPromptRequest } from "../backends/prompt-backend.js";
 import { configPath } from "../config/resolve.js";
 import type { ResolvedToolConfig } from "../config/schema.js";
 import {
@@ -19,6 +20,11 @@ export interface CallResult {
   readonly is_error: boolean;
 }
 
+/** A delivery prompt left pending: the call suspends with it. */
+export interface DeliverySuspended {
+  readonly suspended: DeliverPromptRequest;
+}
+
 /**
  * The `result` mode: `unattended` delivers, `skip` withholds, `ask`/`edit` use the detached
  * `deliver` policy when no human is reachable, or a delivery prompt.
@@ -28,11 +34,21 @@ export async function deliverResult(
   call: ToolCall,
   config: ResolvedToolConfig,
   result: CallResult,
-): Promise<CallResult> {
+): Promise<CallResult | DeliverySuspended> {
   const mode = config.result;
   if (mode === "unattended") return result;
   if (mode === "skip") return { content: DELIVERY_SKIPPED_BY_CONFIGURATION, is_error: false };
-  if (!ctx.humanReachable) {
+  const promptId = `${call.id}#deliver`;
+  if (ctx.expired.has(promptId)) {
+    // Suspended, and nobody decided before its deadline: the detached `deliver` policy decides.
+    return config.detached.deliver === "deny"
+      ? {
+          content: deliveryNotDecidedMessage("nobody decided before its deadline"),
+          is_error: false,
+        }
+      : result;
+  }
+  if (!ctx.humanReachable && !ctx.stored.has(promptId)) {
     // The delivery prompt's default is "deliver", so `defaults` delivers as `auto` does.
     if (config.detached.deliver !== "deny") return result;
     const unreachable = ctx.unreachable ?? "not_reachable";
@@ -47,14 +63,16 @@ export async function deliverResult(
     });
     return { content: deliveryDeniedMessage(call.name, cause), is_error: true };
   }
-  const shown = await showPrompt(ctx, {
+  const request: DeliverPromptRequest = {
     kind: "deliver",
     tool_name: call.name,
     tool_call_id: call.id,
     content: result.content,
     is_error: result.is_error,
     mode,
-  });
+  };
+  const shown = await showPrompt(ctx, request, { suspendable: true });
+  if (shown.type === "suspended") return { suspended: request };
   if (shown.type === "failed") {
     // JP's text for an editor that failed; otherwise the prompt never reached a decision: say so
     // rather than "skipped by user".

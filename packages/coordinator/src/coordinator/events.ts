@@ -8,7 +8,9 @@ export type ToolCallState =
   | "running"
   | "awaiting_input"
   | "awaiting_delivery"
-  | "completed";
+  | "completed"
+  /** Waits for a person at a prompt left pending; the call resumes with the turn. */
+  | "suspended";
 
 /** What a prompt was answered with, without the answer itself (it may be a secret). */
 export type PromptOutcome =

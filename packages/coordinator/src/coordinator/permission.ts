@@ -1,4 +1,5 @@
 import type { ToolCall } from "../backends/executor.js";
+import type { PermissionPromptRequest } from "../backends/prompt-backend.js";
 import { configPath } from "../config/resolve.js";
 import type { ResolvedToolConfig } from "../config/schema.js";
 import {
@@ -35,6 +36,7 @@ function notDecided(cause: AbortCause): PermissionDecision {
 /** Whether a tool call runs (maybe with edited arguments) or is answered without running. */
 export type PermissionDecision =
   | { readonly type: "run"; readonly call: ToolCall }
+  | { readonly type: "suspended"; readonly request: PermissionPromptRequest }
   | { readonly type: "done"; readonly content: string; readonly is_error: boolean };
 
 const done = (content: string, is_error = false): PermissionDecision => ({
@@ -57,7 +59,14 @@ export async function decidePermission(
   const remembered = ctx.turn.rememberedPermission(call.name);
   if (remembered !== undefined)
     return remembered ? { type: "run", call } : done(SKIPPED_REMEMBERED);
-  if (!ctx.humanReachable) {
+  const promptId = `${call.id}#permission`;
+  if (ctx.expired.has(promptId)) {
+    // Suspended, and nobody decided before its deadline: the detached `run` policy decides.
+    return config.detached.run === "auto"
+      ? { type: "run", call }
+      : done(permissionTimedOutMessage(undefined));
+  }
+  if (!ctx.humanReachable && !ctx.stored.has(promptId)) {
     // `auto` approves. A permission prompt has no default answer, so `defaults` fails like `deny`.
     if (config.detached.run === "auto") return { type: "run", call };
     const unreachable = ctx.unreachable ?? "not_reachable";
@@ -72,16 +81,17 @@ export async function decidePermission(
     });
     return done(noHumanMessage(call.name, cause), true);
   }
-  const request = {
+  const request: PermissionPromptRequest = {
     kind: "permission",
     tool_name: call.name,
     tool_call_id: call.id,
     ...(config.source === undefined ? {} : { tool_source: config.source }),
     arguments: call.arguments,
     mode: config.run,
-  } as const;
+  };
   // A call of the same tool may have been decided "for the turn" while this one waited.
   const shown = await showPrompt(ctx, request, {
+    suspendable: true,
     needed: () => ctx.turn.rememberedPermission(call.name) === undefined,
     onReply: (reply) => {
       if ((reply.type === "run" || reply.type === "skip") && reply.remember === true) {
@@ -94,6 +104,7 @@ export async function decidePermission(
       ? { type: "run", call }
       : done(SKIPPED_REMEMBERED);
   }
+  if (shown.type === "suspended") return { type: "suspended", request };
   if (shown.type === "aborted") return notDecided(shown.cause);
   if (shown.type === "failed") return done(permissionPromptFailed(shown.error), true);
   const { reply } = shown;

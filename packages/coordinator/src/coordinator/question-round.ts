@@ -35,6 +35,8 @@ type NeedsInput = Extract<ExecutorResult, { type: "needs_input" }>;
 export type QuestionOutcome =
   | { readonly type: "answer"; readonly value: JsonValue; readonly prompted: boolean }
   | { readonly type: "back" }
+  /** Left pending: the call suspends with this prompt. */
+  | { readonly type: "suspended"; readonly request: QuestionPromptRequest }
   | {
       readonly type: "stop";
       readonly content: string;
@@ -133,23 +135,34 @@ export async function resolveQuestion(
   config: ResolvedToolConfig,
   need: NeedsInput,
   walk: AnswerWalk,
+  resumeAt?: PendingQuestion,
 ): Promise<QuestionOutcome> {
   const { question } = need;
   const questionConfig = questionConfigFor(config, question.id);
   const answerFrom = config.questions[question.id]?.answer === undefined ? "*" : "own";
-  let error: string | undefined;
+  let error: string | undefined = resumeAt?.error;
   let lastInvalid: string | undefined;
   let repeats = 0;
   for (let shown = 0; ; shown++) {
-    const attempt = ctx.turn.nextInquiryAttempt(call.id, question.id);
-    const id = inquiryId(call.id, question.id, attempt);
-    const persisted = toInquiryQuestion(question);
-    record(ctx, createEvent("inquiry_request", { id, source: need.source, question: persisted }));
+    // A resumed question is already recorded: it continues under its own id.
+    const pending = shown === 0 ? resumeAt : undefined;
+    let id: string;
+    if (pending !== undefined) id = pending.id;
+    else {
+      const attempt = ctx.turn.nextInquiryAttempt(call.id, question.id);
+      id = inquiryId(call.id, question.id, attempt);
+      const persisted = toInquiryQuestion(question);
+      record(ctx, createEvent("inquiry_request", { id, source: need.source, question: persisted }));
+    }
+    // A reply given while suspended is the person's: it is used whoever is reachable now. A
+    // prompt whose deadline passed goes by the detached policy, and a refusal says it timed out.
+    const answeredWhileSuspended = ctx.stored.has(id);
+    const expired = pending !== undefined && ctx.expired.has(id);
     const route = routeQuestion({
       toolName: call.name,
       question,
       config: questionConfig,
-      humanReachable: ctx.humanReachable,
+      humanReachable: answeredWhileSuspended || (!expired && ctx.humanReachable),
       detached: config.detached.tool,
       remembered: ctx.turn.rememberedAnswer(call.name, question.id),
       unreachable: ctx.unreachable,
@@ -162,6 +175,9 @@ export async function resolveQuestion(
         recordAnswer(ctx, id, question, route.answer);
         return { type: "answer", value: route.answer, prompted: false };
       case "refuse":
+        if (expired && route.reason === "no_prompt_backend") {
+          return stop(ctx, id, stoppedByAbort({ type: "timeout", ms: undefined }));
+        }
         recordCancelled(ctx, id, route.reason);
         ctx.emitter.emit("prompt-refused", {
           tool_call_id: call.id,
@@ -192,6 +208,12 @@ export async function resolveQuestion(
       }
     }
   }
+}
+
+/** A question that was left pending and is resumed: its recorded id and the error it showed. */
+export interface PendingQuestion {
+  readonly id: string;
+  readonly error?: string;
 }
 
 interface HumanRound {
@@ -253,6 +275,7 @@ async function askHuman(ctx: RunContext, round: HumanRound): Promise<HumanOutcom
   };
   const offered = request.controls;
   const shown = await showPrompt(ctx, request, {
+    suspendable: true,
     needed: () => remembered() === undefined,
     onReply: (reply) => {
       // Remembered inside the prompt's turn, so a queued prompt for the same question sees it.
@@ -267,6 +290,7 @@ async function askHuman(ctx: RunContext, round: HumanRound): Promise<HumanOutcom
     recordAnswer(ctx, id, question, answer);
     return { type: "answer", value: answer, prompted: false };
   }
+  if (shown.type === "suspended") return { type: "suspended", request };
   if (shown.type === "aborted") return stop(ctx, id, stoppedByAbort(shown.cause));
   if (shown.type === "failed") return stop(ctx, id, stoppedByFailure(shown.failure, shown.error));
   const { reply } = shown;

@@ -1,11 +1,14 @@
-import type { Executor, ExecutorSource, ToolCall } from "../backends/executor.js";
+import type { InquirySource, JsonObject } from "@jp/conversation";
+import type { Executor, ExecutorSource, FormProgress, ToolCall } from "../backends/executor.js";
+import type { PromptRequest } from "../backends/prompt-backend.js";
 import type { ResolvedToolConfig } from "../config/schema.js";
+import type { PendingMarker } from "../durable/marker.js";
 import {
   EXECUTION_CANCELLED,
   executionFailedMessage,
   notAvailableMessage,
 } from "../routing/messages.js";
-import { AnswerWalk } from "./answer-walk.js";
+import { AnswerWalk, type WalkJson } from "./answer-walk.js";
 import { abortCause, describe, type RunContext } from "./context.js";
 import { type CallResult, deliverResult } from "./delivery.js";
 import type { ToolCallState } from "./events.js";
@@ -15,6 +18,20 @@ import { resolveQuestion, stoppedByAbort } from "./question-round.js";
 /** A tool call's final result, and whether the human ended the turn from it. */
 export interface CallOutcome extends CallResult {
   readonly endTurn: boolean;
+  /** Set when the call did not finish: it waits for a person at this prompt. */
+  readonly suspended?: SuspendedCall;
+}
+
+/** Where a call stopped to wait for a person: what its pending marker is made of. */
+export interface SuspendedCall {
+  readonly request: PromptRequest;
+  readonly source?: InquirySource;
+  readonly form?: FormProgress;
+  /** The arguments the tool runs with, when a permission edit changed them. */
+  readonly arguments?: JsonObject;
+  readonly walk?: WalkJson;
+  /** How many questions the call had asked, so its limit holds across suspensions. */
+  readonly asked?: number;
 }
 
 /** What one tool call needs from the coordinator. */
@@ -41,17 +58,28 @@ export async function runToolCall(
   ctx: RunContext,
   setup: CallSetup,
   call: ToolCall,
+  resume?: PendingMarker,
 ): Promise<CallOutcome> {
   const state = (next: ToolCallState) =>
     ctx.emitter.emit("tool-state", { tool_call_id: call.id, tool_name: call.name, state: next });
   state("queued");
-  const outcome = await attempt({ ctx, setup, state }, call);
-  state("completed");
+  const outcome = await attempt({ ctx, setup, state }, call, resume);
+  state(outcome.suspended === undefined ? "completed" : "suspended");
   return outcome;
 }
 
-async function attempt(run: CallRun, call: ToolCall): Promise<CallOutcome> {
+function suspended(at: SuspendedCall): CallOutcome {
+  return { content: "", is_error: false, endTurn: false, suspended: at };
+}
+
+async function attempt(
+  run: CallRun,
+  original: ToolCall,
+  resume?: PendingMarker,
+): Promise<CallOutcome> {
   const { ctx, setup, state } = run;
+  let call: ToolCall =
+    resume?.arguments === undefined ? original : { ...original, arguments: resume.arguments };
   let config: ResolvedToolConfig;
   let executor: Executor | undefined;
   try {
@@ -64,14 +92,31 @@ async function attempt(run: CallRun, call: ToolCall): Promise<CallOutcome> {
   if (executor === undefined) {
     return finish({ content: notAvailableMessage(call.name), is_error: true });
   }
-  state("awaiting_permission");
-  const permission = await decidePermission(ctx, call, config);
-  if (permission.type === "done") return finish(permission);
-  // The tool runs with the arguments the human approved (possibly edited).
-  const ran = await passes(run, executor, permission.call, config);
-  if (ran.source !== "tool") return ran.outcome;
+  // The arguments the tool runs with: as approved (possibly edited), also across a suspension.
+  const edited = (approved: ToolCall) =>
+    approved.arguments === original.arguments ? {} : { arguments: approved.arguments };
+  const at = resume?.request.kind;
+  if (at === undefined || at === "permission") {
+    state("awaiting_permission");
+    const permission = await decidePermission(ctx, call, config);
+    if (permission.type === "suspended") return suspended({ request: permission.request });
+    if (permission.type === "done") return finish(permission);
+    call = permission.call;
+  }
+  let result: CallResult;
+  if (resume?.request.kind === "deliver") {
+    result = { content: resume.request.content, is_error: resume.request.is_error };
+  } else {
+    const question = resume?.request.kind === "question" ? resume : undefined;
+    const ran = await passes(run, executor, call, config, question);
+    if (ran.source === "suspended") return suspended({ ...ran.at, ...edited(call) });
+    if (ran.source !== "tool") return ran.outcome;
+    result = ran.outcome;
+  }
   state("awaiting_delivery");
-  return finish(await deliverResult(ctx, permission.call, config, ran.outcome));
+  const delivered = await deliverResult(ctx, call, config, result);
+  if ("suspended" in delivered) return suspended({ request: delivered.suspended, ...edited(call) });
+  return finish(delivered);
 }
 
 // The run aborted between passes: a shutdown or a deadline is not the person's cancel.
@@ -85,22 +130,27 @@ function finish(result: CallResult, endTurn = false): CallOutcome {
   return { content: result.content, is_error: result.is_error, endTurn };
 }
 
-type Ran = { readonly source: "tool" | "coordinator"; readonly outcome: CallOutcome };
+type Ran =
+  | { readonly source: "tool" | "coordinator"; readonly outcome: CallOutcome }
+  | { readonly source: "suspended"; readonly at: SuspendedCall };
 
 async function passes(
   run: CallRun,
   executor: Executor,
   call: ToolCall,
   config: ResolvedToolConfig,
+  resume?: PendingMarker,
 ): Promise<Ran> {
   const { ctx, state } = run;
   const { maxQuestions } = run.setup;
-  const walk = new AnswerWalk();
+  const walk = resume?.walk === undefined ? new AnswerWalk() : AnswerWalk.fromJSON(resume.walk);
+  // A resumed call continues at its pending question, without running the tool first.
+  let pending = resume?.request.kind === "question" ? resume : undefined;
   const stop = (content: string, is_error: boolean, endTurn = false): Ran => ({
     source: "coordinator",
     outcome: finish({ content, is_error }, endTurn),
   });
-  for (let asked = 0; ; asked++) {
+  for (let asked = resume?.asked ?? 0; ; asked++) {
     if (ctx.signal.aborted) return stopped(ctx);
     if (asked > maxQuestions) {
       return stop(
@@ -108,14 +158,24 @@ async function passes(
         true,
       );
     }
-    state("running");
     let result: Awaited<ReturnType<Executor["execute"]>>;
-    try {
-      result = await executor.execute({ call, answers: walk.snapshot(), signal: ctx.signal });
-    } catch (cause) {
-      if (ctx.signal.aborted) return stopped(ctx);
-      return stop(executionFailedMessage(call.name, ctx.secrets.mask(describe(cause))), true);
-    }
+    const resumed = pending;
+    pending = undefined;
+    if (resumed !== undefined && resumed.request.kind === "question") {
+      result = {
+        type: "needs_input",
+        question: resumed.request.question,
+        source: resumed.source ?? { source: "tool", name: call.name },
+        ...(resumed.form === undefined ? {} : { form: resumed.form }),
+      };
+    } else
+      try {
+        state("running");
+        result = await executor.execute({ call, answers: walk.snapshot(), signal: ctx.signal });
+      } catch (cause) {
+        if (ctx.signal.aborted) return stopped(ctx);
+        return stop(executionFailedMessage(call.name, ctx.secrets.mask(describe(cause))), true);
+      }
     if (result.type === "completed") {
       // A failure's text is the SDK's to record, so no secret answer may stay in it. A successful
       // result is the tool's own choice of what to tell the model.
@@ -123,7 +183,26 @@ async function passes(
       return { source: "tool", outcome: finish({ content, is_error: result.is_error }) };
     }
     state("awaiting_input");
-    const answered = await resolveQuestion(ctx, call, config, result, walk);
+    const at =
+      resumed?.request.kind === "question"
+        ? {
+            id: resumed.request.inquiry_id,
+            ...(resumed.request.error === undefined ? {} : { error: resumed.request.error }),
+          }
+        : undefined;
+    const answered = await resolveQuestion(ctx, call, config, result, walk, at);
+    if (answered.type === "suspended") {
+      return {
+        source: "suspended",
+        at: {
+          request: answered.request,
+          source: result.source,
+          ...(result.form === undefined ? {} : { form: result.form }),
+          walk: walk.toJSON(),
+          asked,
+        },
+      };
+    }
     if (answered.type === "stop")
       return stop(answered.content, answered.is_error, answered.endTurn);
     if (answered.type === "back") walk.back();

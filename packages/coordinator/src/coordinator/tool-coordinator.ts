@@ -2,23 +2,36 @@ import { setMaxListeners } from "node:events";
 import {
   type ConversationStream,
   createEvent,
+  type JsonValue,
+  type StreamError,
   type StreamEvent,
   type ToolCallRequest,
   type ToolCallResponse,
 } from "@jp/conversation";
 import { EventEmitter } from "eventemitter3";
+import type { Result } from "neverthrow";
 import type { ExecutorSource, ToolCall } from "../backends/executor.js";
 import type { InquiryBackend } from "../backends/inquiry-backend.js";
 import type { PromptBackend, PromptRequest, ReplyFor } from "../backends/prompt-backend.js";
 import type { ConfigError } from "../config/errors.js";
 import { parseToolsConfig, resolveToolConfig } from "../config/resolve.js";
 import type { ResolvedToolConfig, ToolsConfig } from "../config/schema.js";
-import { executionFailedMessage } from "../routing/messages.js";
-import type { TurnState } from "../turn-state.js";
+import {
+  markerJson,
+  PENDING_MARKER_VERSION,
+  PENDING_METADATA_KEY,
+  type PendingMarker,
+  promptIdFor,
+  type StoredReply,
+} from "../durable/marker.js";
+import { findMarkers, isExpired, type PendingPrompt, pendingPromptOf } from "../durable/pending.js";
+import { deliveryNotDecidedMessage, executionFailedMessage } from "../routing/messages.js";
+import { TurnState } from "../turn-state.js";
 import {
   appendOrThrow,
   describe,
   type RunContext,
+  record,
   SecretMask,
   TurnEndedSignal,
   type Unreachable,
@@ -26,7 +39,8 @@ import {
 import { escalatePrompt } from "./escalation.js";
 import type { CoordinatorEvents, PromptRefusal } from "./events.js";
 import { PromptQueue } from "./prompt-queue.js";
-import { type CallSetup, runToolCall } from "./run-tool-call.js";
+import { TURN_ENDED } from "./question-round.js";
+import { type CallOutcome, type CallSetup, runToolCall } from "./run-tool-call.js";
 
 /** What a host gives the coordinator once. */
 export interface ToolCoordinatorOptions {
@@ -57,6 +71,15 @@ export class ToolsConfigError extends Error {
   }
 }
 
+/** How a suspending run leaves its prompts pending. */
+export interface SuspendOptions {
+  /**
+   * How long each pending prompt waits for a reply. Past it, resuming resolves the prompt by the
+   * detached policy for its kind and records it as `timeout`, never as the person's decision.
+   */
+  readonly deadlineMs?: number;
+}
+
 /** Options of one {@link ToolCoordinator.run}. */
 export interface RunOptions {
   /** The turn's state; build one per turn. */
@@ -73,12 +96,40 @@ export interface RunOptions {
    * recorded as `timeout`, never as the person's decline. No limit by default.
    */
   readonly promptTimeoutMs?: number;
+  /**
+   * Leave prompts that need a person pending instead of waiting for them: the questions are
+   * recorded, their tool calls stay open, and `run` returns at once with the `pending` prompts.
+   * Calls that need nobody finish as usual. Save the stream; answer from any process with
+   * `answerPendingPrompt`; continue with {@link ToolCoordinator.resume}.
+   */
+  readonly suspend?: boolean | SuspendOptions;
+}
+
+/** Options of {@link ToolCoordinator.resume}. */
+export interface ResumeOptions extends Omit<RunOptions, "turn"> {
+  /** The turn's state; by default the one the turn was suspended with (remembered answers too). */
+  readonly turn?: TurnState;
+  /**
+   * Answers given in memory, by prompt id: the way to answer a pending secret, whose answer is
+   * never stored. Checked like any answer.
+   */
+  readonly answers?: Readonly<Record<string, JsonValue>>;
+  /** The time deadlines are compared with; now by default. */
+  readonly now?: Date;
 }
 
 /** What one assistant cycle's tool calls came to. */
 export interface RunResult {
-  /** One recorded response per call, in the order of the calls. */
+  /**
+   * The recorded response of every call that finished, in the order of the calls. Each was
+   * appended to the stream as its call finished.
+   */
   readonly responses: readonly ToolCallResponse[];
+  /**
+   * The prompts the turn is suspended at, in the order a person would have seen them; empty when
+   * every call finished. Their calls have no response yet: resume the turn to finish them.
+   */
+  readonly pending: readonly PendingPrompt[];
   /** The human chose "End Turn": the host should not ask the assistant again this turn. */
   readonly endTurn: boolean;
   /**
@@ -121,29 +172,90 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
 
   /**
    * Runs one cycle's tool calls. Calls not yet in the stream are recorded first. Resolves when
-   * every call has a recorded response; it does not reject for tool, prompt or inquiry failures.
+   * every call has a recorded response, or, with `suspend`, is left waiting at a prompt; it does
+   * not reject for tool, prompt or inquiry failures.
    */
   async run(
     calls: readonly (ToolCallRequest | ToolCall)[],
     options: RunOptions,
   ): Promise<RunResult> {
+    const recorded = openRequestCounts(this.#options.stream.events);
+    const requests = calls.map((call) => ({ call: this.#recordRequest(call, recorded) }));
+    return this.#cycle(requests, { ...options, turn: options.turn });
+  }
+
+  /**
+   * Continues a suspended turn (see {@link RunOptions.suspend}): every tool call left waiting at a
+   * prompt goes on from where it stood, with the replies given meanwhile
+   * ({@link answerPendingPrompt}) applied in the place a live answer would have taken, so the
+   * stream ends up as the live run would have written it. Prompts still without a reply are
+   * asked if a person is reachable now, and otherwise stay pending; prompts past their deadline
+   * go by the detached policy and are recorded as `timeout`. Resolves like {@link run}, with an
+   * empty result when the last turn is not suspended.
+   */
+  async resume(options: ResumeOptions = {}): Promise<RunResult> {
     const { stream } = this.#options;
-    const recorded = openRequestCounts(stream.events);
-    const requests = calls.map((call) => this.#recordRequest(call, recorded));
+    const now = options.now ?? new Date();
+    const found = findMarkers(stream);
+    const [first] = found;
+    const turn = options.turn ?? (first ? TurnState.fromJSON(first.marker.turn) : new TurnState());
+    const stored = new Map<string, StoredReply>();
+    const expired = new Set<string>();
+    for (const { index, marker } of found) {
+      if (marker.reply !== undefined) stored.set(marker.prompt_id, marker.reply);
+      else if (isExpired(marker, now)) expired.add(marker.prompt_id);
+      // The stream goes back to what a live run writes; a call that suspends again is marked anew.
+      appendOrThrowResult(stream.setMetadata(index, PENDING_METADATA_KEY, undefined));
+    }
+    for (const [promptId, value] of Object.entries(options.answers ?? {})) {
+      if (!stored.has(promptId)) stored.set(promptId, { type: "answer", value });
+    }
+    const requests = found.map(({ event, marker }) => {
+      const { id, name, arguments: args } = event as ToolCallRequest;
+      return { call: { id, name, arguments: args }, resume: marker };
+    });
+    const unreachable = await this.#unreachable();
+    // With nobody to ask now, what still needs a person stays pending rather than refused.
+    const suspend = options.suspend ?? (unreachable === undefined ? false : true);
+    return this.#cycle(requests, { ...options, turn, suspend }, { stored, expired });
+  }
+
+  async #cycle(
+    requests: readonly { readonly call: ToolCall; readonly resume?: PendingMarker }[],
+    options: RunOptions,
+    resumed: { stored: Map<string, StoredReply>; expired: ReadonlySet<string> } = {
+      stored: new Map(),
+      expired: new Set(),
+    },
+  ): Promise<RunResult> {
+    const { stream } = this.#options;
     const ended = new AbortController();
     const signal = options.signal ? AbortSignal.any([options.signal, ended.signal]) : ended.signal;
     // Every call, prompt and executor listens to this signal: many calls are expected.
     setMaxListeners(0, signal);
     let endTurn = false;
-    const unreachable = await this.#unreachable();
+    const suspend = options.suspend !== undefined && options.suspend !== false;
+    const unreachable = suspend ? undefined : await this.#unreachable();
     const refusals: PromptRefusal[] = [];
     const collect = (refusal: PromptRefusal) => refusals.push(refusal);
     this.on("prompt-refused", collect);
+    const closed = new Set<PromptRequest>();
+    const closeSuspended = (request: PromptRequest) => {
+      if (closed.has(request)) return;
+      closed.add(request);
+      if (request.kind !== "question") return;
+      const id = request.inquiry_id;
+      record(
+        ctx,
+        createEvent("inquiry_response", { outcome: "cancelled", id, reason: "turn_ended" }),
+      );
+    };
     const ctx: RunContext = {
       stream,
       tools: this.#options.tools,
       prompts: this.#options.prompts,
       inquiries: this.#options.inquiries,
+      // A suspending run treats every prompt as going to a person: later, from anywhere.
       humanReachable: unreachable === undefined,
       unreachable,
       turn: options.turn,
@@ -151,25 +263,34 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
       endTurn: () => {
         endTurn = true;
         ended.abort(new TurnEndedSignal());
+        // Questions left pending in line close now, as queued prompts do in a live run.
+        for (const request of ctx.suspensions.keys()) closeSuspended(request);
       },
       queue: this.#queue,
       emitter: this,
       promptTimeoutMs: options.promptTimeoutMs,
       secrets: new SecretMask(),
+      suspend,
+      stored: resumed.stored,
+      expired: resumed.expired,
+      suspensions: new Map(),
+      line: { held: false },
     };
     const setup: CallSetup = {
       executors: this.#options.executors,
       resolve: (name) => this.config(name),
       maxQuestions: this.#options.maxQuestionsPerCall ?? 256,
     };
-    const outcomes = await Promise.all(
-      requests.map(async (call) => {
+    const responses = new Map<number, ToolCallResponse>();
+    const outcomes: CallOutcome[] = await Promise.all(
+      requests.map(async ({ call, resume }, i) => {
         this.#running.set(call.id, { ctx, call });
+        let outcome: CallOutcome;
         try {
-          return await runToolCall(ctx, setup, call);
+          outcome = await runToolCall(ctx, setup, call, resume);
         } catch (cause) {
           // Never reject for a call: a bug in a host's code still leaves the call answered.
-          return {
+          outcome = {
             content: executionFailedMessage(call.name, ctx.secrets.mask(describe(cause))),
             is_error: true,
             endTurn: false,
@@ -177,19 +298,101 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
         } finally {
           this.#running.delete(call.id);
         }
+        // Recorded as soon as the call is done, so a finished call's result is in the stream
+        // even if the process dies (or the turn suspends) before the other calls finish.
+        if (outcome.suspended === undefined) {
+          const response = createEvent("tool_call_response", {
+            id: call.id,
+            content: outcome.content,
+            is_error: outcome.is_error,
+          });
+          appendOrThrow(stream, response);
+          responses.set(i, response);
+        }
+        return outcome;
       }),
     ).finally(() => this.off("prompt-refused", collect));
-    const responses = requests.map((call, i) => {
-      const outcome = outcomes[i] as (typeof outcomes)[number];
-      const response = createEvent("tool_call_response", {
-        id: call.id,
-        content: outcome.content,
-        is_error: outcome.is_error,
+    if (endTurn) {
+      // The person ended the turn: nothing is left waiting for them. Each call that was left
+      // pending closes as a live run closes the prompts queued behind an End Turn.
+      outcomes.forEach((outcome, i) => {
+        const at = outcome.suspended;
+        if (at === undefined) return;
+        closeSuspended(at.request);
+        const { call } = requests[i] as (typeof requests)[number];
+        const content =
+          at.request.kind === "deliver"
+            ? deliveryNotDecidedMessage("the user ended the turn at another prompt")
+            : TURN_ENDED;
+        const response = createEvent("tool_call_response", {
+          id: call.id,
+          content,
+          is_error: false,
+        });
+        appendOrThrow(stream, response);
+        responses.set(i, response);
+        outcomes[i] = { content, is_error: false, endTurn: false };
       });
-      appendOrThrow(stream, response);
-      return response;
+    }
+    const pending = this.#markSuspended(
+      requests.map(({ call }) => call),
+      outcomes,
+      ctx,
+      options,
+    );
+    return {
+      responses: requests.flatMap((_, i) => {
+        const response = responses.get(i);
+        return response === undefined ? [] : [response];
+      }),
+      endTurn,
+      refusals,
+      pending,
+    };
+  }
+
+  // Writes each suspended call's marker on its tool_call_request, in suspension order.
+  #markSuspended(
+    calls: readonly ToolCall[],
+    outcomes: readonly CallOutcome[],
+    ctx: RunContext,
+    options: RunOptions,
+  ): PendingPrompt[] {
+    const { stream } = this.#options;
+    const now = new Date();
+    const deadlineMs = typeof options.suspend === "object" ? options.suspend.deadlineMs : undefined;
+    const turn = ctx.turn.toJSON();
+    const pending: { seq: number; prompt: PendingPrompt }[] = [];
+    outcomes.forEach((outcome, i) => {
+      const at = outcome.suspended;
+      const call = calls[i];
+      if (at === undefined || call === undefined) return;
+      const seq = ctx.suspensions.get(at.request) ?? ctx.suspensions.size + i;
+      const promptId = promptIdFor(at.request);
+      // A reply given to a prompt still behind a pending one keeps waiting with it.
+      const reply = ctx.stored.get(promptId);
+      const marker: PendingMarker = {
+        v: PENDING_MARKER_VERSION,
+        prompt_id: promptId,
+        seq,
+        request: at.request,
+        ...(at.source === undefined ? {} : { source: at.source }),
+        ...(at.form === undefined ? {} : { form: at.form }),
+        ...(at.arguments === undefined ? {} : { arguments: at.arguments }),
+        ...(at.walk === undefined ? {} : { walk: at.walk }),
+        ...(at.asked === undefined ? {} : { asked: at.asked }),
+        turn,
+        suspended_at: now.toISOString(),
+        ...(reply === undefined ? {} : { reply }),
+        ...(deadlineMs === undefined
+          ? {}
+          : { deadline: new Date(now.getTime() + deadlineMs).toISOString() }),
+      };
+      const index = openRequestIndex(stream.events, call);
+      appendOrThrowResult(stream.setMetadata(index, PENDING_METADATA_KEY, markerJson(marker)));
+      pending.push({ seq, prompt: pendingPromptOf(marker, now) });
     });
-    return { responses, endTurn, refusals };
+    return pending.sort((a, b) => a.seq - b.seq).map(({ prompt }) => prompt);
   }
 
   /**
@@ -265,4 +468,23 @@ function openRequestCounts(events: readonly StreamEvent[]): Map<string, number> 
   }
   for (const [id, count] of open) if (count <= 0) open.delete(id);
   return open;
+}
+
+// The index of the current turn's request that `call` is, preferring the very object.
+function openRequestIndex(events: readonly StreamEvent[], call: ToolCall): number {
+  let fallback = -1;
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i] as StreamEvent;
+    if (event.type === "turn_start") break;
+    if (event === call) return i;
+    if (fallback === -1 && event.type === "tool_call_request" && event.id === call.id) fallback = i;
+  }
+  if (fallback === -1)
+    throw new Error(`ToolCoordinator lost the request of tool call "${call.id}"`);
+  return fallback;
+}
+
+function appendOrThrowResult(result: Result<void, StreamError>): void {
+  if (result.isErr())
+    throw new Error(`ToolCoordinator could not update the stream: ${result.error.message}`);
 }

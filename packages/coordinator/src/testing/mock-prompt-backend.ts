@@ -1,6 +1,7 @@
 import type {
   DeliverPromptRequest,
   DeliverReply,
+  LaterReply,
   PermissionPromptRequest,
   PermissionReply,
   PromptBackend,
@@ -13,7 +14,11 @@ import type {
 /** A scripted reply: a value, or a function of the request (may wait, e.g. for the signal). */
 export type Scripted<R extends PromptRequest> =
   | ReplyFor<R>
-  | ((request: R, signal: AbortSignal) => ReplyFor<R> | Promise<ReplyFor<R>>);
+  | LaterReply
+  | ((
+      request: R,
+      signal: AbortSignal,
+    ) => ReplyFor<R> | LaterReply | Promise<ReplyFor<R> | LaterReply>);
 
 /** The replies a {@link MockPromptBackend} gives, per prompt kind, in order. */
 export interface PromptScript {
@@ -80,7 +85,7 @@ export class MockPromptBackend implements PromptBackend {
   async ask<R extends PromptRequest>(
     request: R,
     options: { signal: AbortSignal },
-  ): Promise<ReplyFor<R>> {
+  ): Promise<ReplyFor<R> | LaterReply> {
     this.requests.push(request);
     this.#active++;
     this.#maxActive = Math.max(this.#maxActive, this.#active);

@@ -1,0 +1,162 @@
+import type { InquirySource, JsonObject, JsonValue, StreamEvent } from "@jp/conversation";
+import { questionSchema } from "@jp/tool";
+import { z } from "zod";
+import type { FormProgress } from "../backends/executor.js";
+import type {
+  DeliverReply,
+  PermissionReply,
+  PromptRequest,
+  QuestionReply,
+} from "../backends/prompt-backend.js";
+import type { WalkJson } from "../coordinator/answer-walk.js";
+import type { TurnStateJson } from "../turn-state.js";
+
+// A suspended prompt is kept in the conversation itself: in the `metadata` of its tool call's
+// `tool_call_request`, under one key. JP and older versions of this SDK keep metadata they do
+// not know, so they read a suspended conversation as an interrupted turn. Resuming removes the
+// key, which leaves the stream exactly as a live run would have written it.
+
+/** The `metadata` key of a `tool_call_request` that holds its call's suspended prompt. */
+export const PENDING_METADATA_KEY = "pending_prompt";
+
+/** The version of {@link PendingMarker}'s shape. */
+export const PENDING_MARKER_VERSION = 1;
+
+const json = z.json();
+const jsonObject = z.record(z.string(), json);
+
+const controlsSchema = z.object({
+  remember: z.boolean(),
+  back: z.boolean(),
+  reply: z.boolean(),
+  end_turn: z.boolean(),
+});
+const progressSchema = z.object({ index: z.number().int(), total: z.number().int() });
+
+const questionRequestSchema = z.looseObject({
+  kind: z.literal("question"),
+  tool_name: z.string(),
+  tool_call_id: z.string(),
+  inquiry_id: z.string(),
+  question: questionSchema,
+  prompt_label: z.string().optional(),
+  progress: progressSchema.optional(),
+  controls: controlsSchema,
+  initial: json.optional(),
+  error: z.string().optional(),
+});
+const permissionRequestSchema = z.looseObject({
+  kind: z.literal("permission"),
+  tool_name: z.string(),
+  tool_call_id: z.string(),
+  tool_source: z.string().optional(),
+  arguments: jsonObject,
+  mode: z.enum(["ask", "edit"]),
+});
+const deliverRequestSchema = z.looseObject({
+  kind: z.literal("deliver"),
+  tool_name: z.string(),
+  tool_call_id: z.string(),
+  content: z.string(),
+  is_error: z.boolean(),
+  mode: z.enum(["ask", "edit"]),
+});
+
+const replySchema = z.looseObject({ type: z.string() });
+
+const markerSchema = z.looseObject({
+  v: z.literal(PENDING_MARKER_VERSION),
+  prompt_id: z.string(),
+  seq: z.number().int().optional(),
+  request: z.discriminatedUnion("kind", [
+    questionRequestSchema,
+    permissionRequestSchema,
+    deliverRequestSchema,
+  ]),
+  source: z.looseObject({ source: z.string() }).optional(),
+  form: progressSchema.optional(),
+  arguments: jsonObject.optional(),
+  walk: z
+    .object({
+      answers: z.array(
+        z.object({
+          id: z.string(),
+          value: json.optional(),
+          prompted: z.boolean(),
+          secret: z.boolean(),
+        }),
+      ),
+      prefill: z.array(z.tuple([z.string(), json])),
+    })
+    .optional(),
+  asked: z.number().int().optional(),
+  turn: z.object({
+    remembered_tool_answers: jsonObject,
+    remembered_permission_decisions: z.record(z.string(), z.boolean()),
+    attempts: z.array(z.tuple([z.string(), z.string(), z.number().int()])),
+  }),
+  suspended_at: z.string(),
+  deadline: z.string().optional(),
+  reply: replySchema.optional(),
+  answered_at: z.string().optional(),
+});
+
+/** Any reply a suspended prompt can hold, by kind. */
+export type StoredReply = QuestionReply | PermissionReply | DeliverReply;
+
+/**
+ * Everything a suspended tool call needs to go on, as JSON: the prompt as the person sees it,
+ * where its tool call stood (answers collected so far, arguments after an edit), the turn's
+ * remembered answers and attempt counters, an optional deadline, and the reply once one is given.
+ */
+export interface PendingMarker {
+  readonly v: typeof PENDING_MARKER_VERSION;
+  /** The inquiry id for a question; `<tool_call_id>#permission` or `#deliver` otherwise. */
+  readonly prompt_id: string;
+  /** The order the prompt was left pending in, within its run: resuming keeps it. */
+  readonly seq?: number;
+  readonly request: PromptRequest;
+  /** A question's recorded source. */
+  readonly source?: InquirySource;
+  /** A question's form progress, as the tool reported it. */
+  readonly form?: FormProgress;
+  /** The arguments the tool runs with, when a permission edit changed them. */
+  readonly arguments?: JsonObject;
+  /** The call's answers so far (for a question prompt). */
+  readonly walk?: WalkJson;
+  /** How many questions the call had asked: its limit holds across suspensions. */
+  readonly asked?: number;
+  readonly turn: TurnStateJson;
+  /** When the prompt was suspended (ISO 8601). */
+  readonly suspended_at: string;
+  /** When the prompt expires (ISO 8601): then the detached policy for its kind decides. */
+  readonly deadline?: string;
+  /** The reply given from any process, applied when the turn resumes. */
+  readonly reply?: StoredReply;
+  readonly answered_at?: string;
+}
+
+/** The prompt id of a permission or delivery prompt. */
+export function promptIdFor(request: PromptRequest): string {
+  return request.kind === "question"
+    ? request.inquiry_id
+    : `${request.tool_call_id}#${request.kind}`;
+}
+
+/**
+ * The suspended prompt held by an entry, if it holds a readable one. Never throws: an entry
+ * whose marker was written by a newer version or damaged reads as holding none, so it is left
+ * as an interrupted call.
+ */
+export function readMarker(event: StreamEvent): PendingMarker | undefined {
+  if (event.type !== "tool_call_request") return undefined;
+  const metadata = (event as { metadata?: JsonObject }).metadata;
+  if (metadata === undefined || !Object.hasOwn(metadata, PENDING_METADATA_KEY)) return undefined;
+  const parsed = markerSchema.safeParse(metadata[PENDING_METADATA_KEY]);
+  return parsed.success ? (parsed.data as unknown as PendingMarker) : undefined;
+}
+
+/** A marker as the JSON value stored in metadata. */
+export function markerJson(marker: PendingMarker): JsonValue {
+  return JSON.parse(JSON.stringify(marker)) as JsonValue;
+}

@@ -1,0 +1,260 @@
+import type { ConversationStream, InquirySource, JsonValue, StreamEvent } from "@jp/conversation";
+import { validateAnswer } from "@jp/tool";
+import { err, ok, type Result } from "neverthrow";
+import type { FormProgress } from "../backends/executor.js";
+import type { PromptRequest } from "../backends/prompt-backend.js";
+import {
+  markerJson,
+  PENDING_METADATA_KEY,
+  type PendingMarker,
+  readMarker,
+  type StoredReply,
+} from "./marker.js";
+
+/**
+ * A prompt a suspended turn waits on: what to show the person, and where it stands. Listed by
+ * {@link listPendingPrompts} from the conversation alone, without running anything.
+ */
+export interface PendingPrompt {
+  /** What {@link answerPendingPrompt} takes: the inquiry id for a question, else `<tool_call_id>#<kind>`. */
+  readonly prompt_id: string;
+  readonly kind: PromptRequest["kind"];
+  readonly tool_call_id: string;
+  readonly tool_name: string;
+  /** A question's recorded inquiry id (`<tool_call_id>.<question_id>.<attempt>`). */
+  readonly inquiry_id?: string;
+  /** The prompt as the person should see it: the question, its controls, progress, pre-fill. */
+  readonly request: PromptRequest;
+  /** A question's recorded source (the tool, the assistant, a sub-agent). */
+  readonly source?: InquirySource;
+  /** A question's position in its form. */
+  readonly progress?: FormProgress;
+  /** When the turn was suspended at this prompt (ISO 8601). */
+  readonly suspended_at: string;
+  /** When the prompt expires (ISO 8601), if it does. */
+  readonly deadline?: string;
+  /** Whether the deadline has passed (at the time of listing). */
+  readonly expired: boolean;
+  /** Whether a reply is already given, to be applied when the turn resumes. */
+  readonly answered: boolean;
+}
+
+/** Why a reply to a pending prompt was not taken. Nothing is recorded for any of them. */
+export type AnswerPendingError =
+  | { readonly kind: "unknown_prompt"; readonly promptId: string; readonly message: string }
+  | { readonly kind: "already_answered"; readonly promptId: string; readonly message: string }
+  | { readonly kind: "invalid_reply"; readonly promptId: string; readonly message: string }
+  /** A secret's answer is never stored: give it to `resume({ answers })` or at a live prompt. */
+  | { readonly kind: "secret_not_stored"; readonly promptId: string; readonly message: string };
+
+/** A suspended prompt found in a stream: its marker and the index of the entry holding it. */
+export interface FoundMarker {
+  readonly index: number;
+  readonly event: StreamEvent;
+  readonly marker: PendingMarker;
+}
+
+/**
+ * The suspended prompts of the stream's last turn, in the order they were left pending. Scans
+ * the last turn only, from the end, so the cost does not grow with the conversation's length.
+ */
+export function findMarkers(stream: ConversationStream): FoundMarker[] {
+  const { events } = stream;
+  const found: FoundMarker[] = [];
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i] as StreamEvent;
+    if (event.type === "turn_start") break;
+    const marker = readMarker(event);
+    if (marker !== undefined) found.push({ index: i, event, marker });
+  }
+  // In the order the prompts were left pending, which is the order a person would see them.
+  return found.reverse().sort((a, b) => (a.marker.seq ?? 0) - (b.marker.seq ?? 0));
+}
+
+/**
+ * Lists what a suspended turn waits on, from the conversation alone: no tool runs, nothing is
+ * recorded. An empty list means the last turn is not suspended.
+ *
+ * @example
+ * const stream = (await store.load(id))._unsafeUnwrap().stream;
+ * for (const prompt of listPendingPrompts(stream)) console.log(prompt.prompt_id, prompt.request);
+ */
+export function listPendingPrompts(
+  stream: ConversationStream,
+  now: Date = new Date(),
+): PendingPrompt[] {
+  return findMarkers(stream).map(({ marker }) => pendingPromptOf(marker, now));
+}
+
+/** The public view of a marker. */
+export function pendingPromptOf(marker: PendingMarker, now: Date = new Date()): PendingPrompt {
+  const { request } = marker;
+  return {
+    prompt_id: marker.prompt_id,
+    kind: request.kind,
+    tool_call_id: request.tool_call_id,
+    tool_name: request.tool_name,
+    ...(request.kind === "question" ? { inquiry_id: request.inquiry_id } : {}),
+    request,
+    ...(marker.source === undefined ? {} : { source: marker.source }),
+    ...(marker.form === undefined ? {} : { progress: marker.form }),
+    suspended_at: marker.suspended_at,
+    ...(marker.deadline === undefined ? {} : { deadline: marker.deadline }),
+    expired: isExpired(marker, now),
+    answered: marker.reply !== undefined,
+  };
+}
+
+/** Whether a marker's deadline has passed with no reply given. */
+export function isExpired(marker: PendingMarker, now: Date): boolean {
+  if (marker.deadline === undefined || marker.reply !== undefined) return false;
+  const deadline = Date.parse(marker.deadline);
+  return !Number.isNaN(deadline) && deadline <= now.getTime();
+}
+
+/**
+ * Answers one pending prompt of a suspended turn, from any process: the reply is checked exactly
+ * as a live one would be (answer type, options, schema; only the controls the prompt offers) and
+ * kept in the conversation until the turn resumes, which records it in the place a live answer
+ * would have taken. Save the stream afterwards; with a store that checks for conflicts, of two
+ * processes answering the same prompt exactly one saves, and the other reloads to find it
+ * `already_answered`.
+ *
+ * A secret's answer is never written anywhere: it is refused here (`secret_not_stored`); pass it
+ * to `resume({ answers })` in memory, or let the resumed turn ask for it.
+ *
+ * @example
+ * const answered = answerPendingPrompt(stream, "call_1.confirm.1", { type: "answer", value: true });
+ * if (answered.isErr()) console.error(answered.error.message);
+ */
+export function answerPendingPrompt(
+  stream: ConversationStream,
+  promptId: string,
+  reply: StoredReply,
+  now: Date = new Date(),
+): Result<PendingPrompt, AnswerPendingError> {
+  const found = findMarkers(stream).find(({ marker }) => marker.prompt_id === promptId);
+  if (found === undefined) {
+    return err({
+      kind: "unknown_prompt",
+      promptId,
+      message: `no pending prompt "${promptId}" in the last turn (it may have been answered and resumed already)`,
+    });
+  }
+  const { marker } = found;
+  if (marker.reply !== undefined) {
+    return err({
+      kind: "already_answered",
+      promptId,
+      message: `pending prompt "${promptId}" already has a reply; it is applied when the turn resumes`,
+    });
+  }
+  const checked = checkReply(marker.request, reply);
+  if (checked.isErr()) {
+    const kind = checked.error.secret ? "secret_not_stored" : "invalid_reply";
+    return err({ kind, promptId, message: checked.error.message });
+  }
+  const next: PendingMarker = { ...marker, reply: checked.value, answered_at: now.toISOString() };
+  const set = stream.setMetadata(found.index, PENDING_METADATA_KEY, markerJson(next));
+  if (set.isErr()) return err({ kind: "unknown_prompt", promptId, message: set.error.message });
+  return ok(pendingPromptOf(next, now));
+}
+
+interface ReplyProblem {
+  readonly message: string;
+  readonly secret: boolean;
+}
+
+const problem = (message: string, secret = false): Result<never, ReplyProblem> =>
+  err({ message, secret });
+
+// The same checks a live prompt's reply goes through, with errors a caller can act on.
+function checkReply(request: PromptRequest, reply: StoredReply): Result<StoredReply, ReplyProblem> {
+  if (typeof reply !== "object" || reply === null || typeof reply.type !== "string") {
+    return problem('a reply is an object with a "type"');
+  }
+  switch (request.kind) {
+    case "question": {
+      const { controls, question } = request;
+      switch (reply.type) {
+        case "answer": {
+          if (question.answer_type.type === "secret") {
+            return problem(
+              "a secret's answer is never stored: pass it to resume({ answers }) or answer it at the resumed prompt",
+              true,
+            );
+          }
+          const value = (reply as { value?: JsonValue }).value;
+          const checked = validateAnswer(question.answer_type, value);
+          if (checked.isErr()) return problem(checked.error.message);
+          const remember = (reply as { remember?: unknown }).remember === true && controls.remember;
+          return ok({ type: "answer", value: checked.value, ...(remember ? { remember } : {}) });
+        }
+        case "back":
+        case "reply":
+        case "end_turn": {
+          if (!controls[reply.type]) {
+            return problem(`this prompt does not offer "${reply.type}"`);
+          }
+          if (reply.type !== "reply") return ok({ type: reply.type });
+          const message = (reply as { message?: unknown }).message;
+          if (message !== undefined && typeof message !== "string") {
+            return problem('"message" must be a string');
+          }
+          return ok(message === undefined ? { type: "reply" } : { type: "reply", message });
+        }
+        case "cancelled":
+          return ok({ type: "cancelled" });
+        default:
+          return problem(
+            `a question takes "answer", "back", "reply", "end_turn" or "cancelled", not "${reply.type}"`,
+          );
+      }
+    }
+    case "permission":
+      switch (reply.type) {
+        case "run":
+        case "skip": {
+          const remember = (reply as { remember?: unknown }).remember === true;
+          const reason = (reply as { reason?: unknown }).reason;
+          if (reason !== undefined && typeof reason !== "string") {
+            return problem('"reason" must be a string');
+          }
+          return ok({
+            type: reply.type,
+            ...(remember ? { remember } : {}),
+            ...(reply.type === "skip" && reason !== undefined ? { reason } : {}),
+          } as StoredReply);
+        }
+        case "edit": {
+          const args = (reply as { arguments?: unknown }).arguments;
+          if (typeof args !== "object" || args === null || Array.isArray(args)) {
+            return problem('"arguments" must be a JSON object');
+          }
+          return ok({ type: "edit", arguments: JSON.parse(JSON.stringify(args)) });
+        }
+        case "cancelled":
+          return ok({ type: "cancelled" });
+        default:
+          return problem(
+            `a permission prompt takes "run", "skip", "edit" or "cancelled", not "${reply.type}"`,
+          );
+      }
+    case "deliver":
+      switch (reply.type) {
+        case "deliver":
+        case "skip":
+        case "cancelled":
+          return ok({ type: reply.type });
+        case "edit": {
+          const content = (reply as { content?: unknown }).content;
+          if (typeof content !== "string") return problem('"content" must be a string');
+          return ok({ type: "edit", content });
+        }
+        default:
+          return problem(
+            `a delivery prompt takes "deliver", "skip", "edit" or "cancelled", not "${reply.type}"`,
+          );
+      }
+  }
+}

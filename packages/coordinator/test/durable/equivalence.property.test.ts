@@ -1,0 +1,51 @@
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type CallSpec,
+  comparable,
+  perCall,
+  runLive,
+  runSuspended,
+  type Scenario,
+  tempDir,
+} from "./support.js";
+
+const callSpec: fc.Arbitrary<CallSpec> = fc.record({
+  questions: fc.array(fc.constantFrom("boolean", "select", "text" as const), {
+    minLength: 1,
+    maxLength: 4,
+  }),
+  run: fc.constantFrom("ask", "unattended" as const),
+  result: fc.constantFrom("ask", "unattended" as const),
+  tool: fc.constantFrom("alpha", "beta" as const),
+});
+
+const scenario: fc.Arbitrary<Scenario> = fc.record({
+  calls: fc.array(callSpec, { minLength: 1, maxLength: 3 }),
+  choices: fc.array(fc.nat({ max: 1000 }), { minLength: 1, maxLength: 30 }),
+});
+
+describe("suspend → save → load → answer → resume gives the live run's stream", () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  beforeAll(async () => {
+    dir = await tempDir();
+  });
+  afterAll(async () => {
+    await dir.remove();
+  });
+
+  it("for forms with Back, Reply and End Turn, permission and delivery prompts, remembered answers and concurrent calls, suspended at every prompt", async () => {
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(scenario, async (s) => {
+        const live = await runLive(s);
+        const root = `${dir.path}/${n++}`;
+        const { stream } = await runSuspended(s, root);
+        // Each call's history is the live one, event for event; with one call, so is the stream.
+        expect(perCall(stream)).toEqual(perCall(live));
+        if (s.calls.length === 1) expect(comparable(stream)).toEqual(comparable(live));
+      }),
+      { numRuns: 60 },
+    );
+  }, 120_000);
+});
