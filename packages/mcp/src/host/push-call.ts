@@ -194,7 +194,8 @@ function cancelReason(reason: unknown): string {
 /** A failed `tools/call` as text for the model. */
 export function describeFailure(error: unknown, timeoutMs: number): string {
   if (error instanceof ServerTimeout) return error.message;
-  if (error instanceof Error && error.name === "TimeoutError") {
+  const code = (error as { code?: unknown } | null)?.code;
+  if ((error instanceof Error && error.name === "TimeoutError") || code === "REQUEST_TIMEOUT") {
     return `the server did not answer within ${timeoutMs / 1000} s`;
   }
   return error instanceof Error ? error.message : String(error);

@@ -1,0 +1,170 @@
+// Shared helpers of the process tests: spawning fixture servers, running a coordinator, reading
+// what was recorded. Assertions stay in the tests.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  ConversationStream,
+  type InquiryRequest,
+  type InquiryResponse,
+  type JsonObject,
+} from "@jp/conversation";
+import { type PromptBackend, ToolCoordinator, type ToolsConfig, TurnState } from "@jp/coordinator";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { connectMcpServer, type McpConnection, type McpServerOptions } from "../src/index.js";
+
+export const ERAS = [
+  ["2025-11-25", undefined],
+  ["2026-07-28", { mode: { pin: "2026-07-28" } }],
+] as const satisfies readonly (readonly [string, McpServerOptions["versionNegotiation"]])[];
+
+export type Era = (typeof ERAS)[number];
+
+/** A stdio transport to a fixture script run with tsx, resolving workspace packages to source. */
+export function fixtureTransport(
+  script: string,
+  env: Record<string, string> = {},
+): StdioClientTransport {
+  const path = fileURLToPath(new URL(`./fixtures/${script}`, import.meta.url));
+  return new StdioClientTransport({
+    command: process.execPath,
+    args: ["--conditions=@jp/source", "--import", "tsx", path],
+    env: { ...(process.env as Record<string, string>), ...env },
+    stderr: "inherit",
+  });
+}
+
+/** A file the fixture server appends each elicitation result to. */
+export function elicitLog(): {
+  path: string;
+  read(): Record<string, unknown>[];
+  clear(): void;
+  remove(): void;
+} {
+  const dir = mkdtempSync(join(tmpdir(), "jp-mcp-"));
+  const path = join(dir, "elicit.log");
+  return {
+    path,
+    read: () => {
+      try {
+        return readFileSync(path, "utf8")
+          .split("\n")
+          .filter((line) => line !== "")
+          .map((line) => JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        return [];
+      }
+    },
+    clear: () => rmSync(path, { force: true }),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+export async function connect(
+  era: Era,
+  options: Partial<McpServerOptions> & {
+    readonly env?: Record<string, string>;
+    readonly script?: string;
+  } = {},
+): Promise<McpConnection> {
+  const { env, script, ...rest } = options;
+  const connection = await connectMcpServer({
+    name: "fixture",
+    transport: fixtureTransport(script ?? "elicit-server.ts", env),
+    ...(era[1] === undefined ? {} : { versionNegotiation: era[1] }),
+    ...rest,
+  });
+  if (connection.isErr()) throw new Error(connection.error.message);
+  return connection.value;
+}
+
+/** Every tool runs without a permission prompt. */
+export const UNATTENDED: ToolsConfig = { "*": { run: "unattended" } };
+
+export interface RunSetup {
+  readonly prompts?: PromptBackend;
+  readonly tools?: ToolsConfig;
+  readonly promptTimeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** Runs tool calls through a fresh coordinator attached to `connection`. */
+export async function run(
+  connection: McpConnection,
+  calls: readonly { id: string; name: string; arguments?: JsonObject }[],
+  setup: RunSetup = {},
+) {
+  const stream = ConversationStream.empty();
+  stream.startTurn("Go.");
+  const coordinator = new ToolCoordinator({
+    stream,
+    tools: setup.tools ?? UNATTENDED,
+    executors: connection,
+    ...(setup.prompts === undefined ? {} : { prompts: setup.prompts }),
+  });
+  const detach = connection.attach(coordinator);
+  try {
+    const result = await coordinator.run(
+      calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments ?? {} })),
+      {
+        turn: new TurnState(),
+        ...(setup.promptTimeoutMs === undefined ? {} : { promptTimeoutMs: setup.promptTimeoutMs }),
+        ...(setup.signal === undefined ? {} : { signal: setup.signal }),
+      },
+    );
+    return { stream, result, coordinator };
+  } finally {
+    detach();
+  }
+}
+
+/** The recorded inquiries as `[id, outcome]` pairs, the outcome being the answer or the reason. */
+export function inquiries(stream: ConversationStream): [string, unknown][] {
+  const events = stream.events.filter(
+    (e): e is InquiryRequest | InquiryResponse =>
+      e.type === "inquiry_request" || e.type === "inquiry_response",
+  );
+  return events
+    .filter((e): e is InquiryResponse => e.type === "inquiry_response")
+    .map((e) => [
+      e.id,
+      e.outcome === "answered"
+        ? e.answer
+        : e.outcome === "cancelled"
+          ? `cancelled:${e.reason}`
+          : e.outcome,
+    ]);
+}
+
+/** Every inquiry request has its response right after, and every tool call its response. */
+export function unpaired(stream: ConversationStream): string[] {
+  const problems: string[] = [];
+  const open = new Map<string, string>();
+  for (const event of stream.events) {
+    const id = String((event as { id?: unknown }).id);
+    if (event.type === "inquiry_request" || event.type === "tool_call_request")
+      open.set(`${event.type}:${id}`, id);
+    if (event.type === "inquiry_response") {
+      if (!open.delete(`inquiry_request:${id}`)) problems.push(`response without request: ${id}`);
+    }
+    if (event.type === "tool_call_response") {
+      if (!open.delete(`tool_call_request:${id}`))
+        problems.push(`tool response without request: ${id}`);
+    }
+  }
+  for (const key of open.keys()) problems.push(`left open: ${key}`);
+  return problems;
+}
+
+/** The text of the recorded tool call response of `id`. */
+export function responseOf(
+  stream: ConversationStream,
+  id: string,
+): { content: string; is_error: boolean } {
+  const response = stream.events.find((e) => e.type === "tool_call_response" && e.id === id) as
+    | { content: string; is_error: boolean }
+    | undefined;
+  if (response === undefined) throw new Error(`no response for ${id}`);
+  return { content: response.content, is_error: response.is_error };
+}
