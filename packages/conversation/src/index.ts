@@ -48,7 +48,7 @@ export { isKnownCancellationReason, KNOWN_CANCELLATION_REASONS } from "./inquiry
 export type { JsonObject, JsonValue } from "./json.js";
 export { inquiryResponseLine, toMarkdown } from "./markdown.js";
 export type { SanitizeChange, SanitizeReason, SanitizeReport } from "./sanitize.js";
-export { INTERRUPTED_TOOL_CALL_CONTENT } from "./sanitize.js";
+export { INTERRUPTED_TOOL_CALL_CONTENT, SUSPENDED_CALL_METADATA_KEY } from "./sanitize.js";
 export type { Turn } from "./stream.js";
 export { ConversationStream } from "./stream.js";
 export { EPOCH_TIMESTAMP, formatTimestamp } from "./timestamp.js";

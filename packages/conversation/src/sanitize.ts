@@ -33,6 +33,14 @@ export interface SanitizeReport {
   readonly inserted: readonly SanitizeChange[];
 }
 
+/**
+ * The `metadata` key of a `tool_call_request` whose call is deliberately left open: its turn was
+ * suspended at a prompt and resumes later (see `@jp/coordinator`'s durable questions). In the last
+ * turn, such a call and its pending inquiry are not repaired; JP and older versions, which do not
+ * know the key, repair them as an interrupted call.
+ */
+export const SUSPENDED_CALL_METADATA_KEY = "pending_prompt";
+
 /** The content JP gives a tool call that never got its response. */
 export const INTERRUPTED_TOOL_CALL_CONTENT = "Tool call was interrupted.";
 
@@ -48,8 +56,8 @@ export function sanitizeEvents(input: readonly StreamEvent[]): {
   const removed: SanitizeChange[] = [];
   const inserted: SanitizeChange[] = [];
   let events = dropBeforeFirstChatRequest(input, removed);
-  events = repairToolCalls(events, removed, inserted);
-  events = dropOrphanedInquiries(events, removed);
+  events = repairToolCalls(events, removed, inserted, suspendedCalls(events));
+  events = dropOrphanedInquiries(events, removed, suspendedCalls(events));
   events = dropTrailingTurnStart(events, removed);
   events = normalizeLeadingTurnStart(events, removed, inserted);
   return {
@@ -75,10 +83,11 @@ function repairToolCalls(
   events: readonly StreamEvent[],
   removed: SanitizeChange[],
   inserted: SanitizeChange[],
+  suspended: Suspended,
 ): StreamEvent[] {
   const { requests, responses } = unpairedIn(events, "tool_call");
   const drop = new Set(responses);
-  const interrupted = new Set(requests);
+  const interrupted = new Set(requests.filter((i) => !suspended.indexes.has(i)));
   const out: StreamEvent[] = [];
   events.forEach((event, i) => {
     if (drop.has(i)) {
@@ -104,10 +113,17 @@ function repairToolCalls(
 
 // Steps 4 and 5: inquiry events are never sent to a provider, so an unpaired one is removed
 // rather than completed.
-function dropOrphanedInquiries(events: readonly StreamEvent[], removed: SanitizeChange[]) {
+function dropOrphanedInquiries(
+  events: readonly StreamEvent[],
+  removed: SanitizeChange[],
+  suspended: Suspended,
+) {
   const { requests, responses } = unpairedIn(events, "inquiry");
   const orphanResponses = new Set(responses);
-  const orphanRequests = new Set(requests);
+  // A suspended call's pending question is the one open inquiry it may have.
+  const orphanRequests = new Set(
+    requests.filter((i) => i < suspended.from || !suspended.owns(events[i] as StreamEvent)),
+  );
   return events.filter((event, i) => {
     if (orphanResponses.has(i)) removed.push({ reason: "orphaned-inquiry-response", event });
     else if (orphanRequests.has(i)) removed.push({ reason: "orphaned-inquiry-request", event });
@@ -153,6 +169,40 @@ function normalizeLeadingTurnStart(
   const start = { timestamp: chat.timestamp || EPOCH_TIMESTAMP, type: "turn_start" } as const;
   inserted.push({ reason: "missing-turn-start", event: start });
   return [...events.slice(0, first), start, ...events.slice(first)];
+}
+
+/** The calls of the last turn left open on purpose, by index and id. */
+interface Suspended {
+  readonly from: number;
+  readonly indexes: ReadonlySet<number>;
+  readonly owns: (event: StreamEvent) => boolean;
+}
+
+function suspendedCalls(events: readonly StreamEvent[]): Suspended {
+  const indexes = new Set<number>();
+  const ids = new Set<string>();
+  let from = events.length;
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i] as StreamEvent;
+    if (event.type === "turn_start") break;
+    from = i;
+    if (event.type !== "tool_call_request") continue;
+    const metadata = (event as { metadata?: Record<string, unknown> }).metadata;
+    if (metadata !== undefined && Object.hasOwn(metadata, SUSPENDED_CALL_METADATA_KEY)) {
+      indexes.add(i);
+      ids.add(String(event.id));
+    }
+  }
+  return {
+    from,
+    indexes,
+    owns: (event) => {
+      if (ids.size === 0) return false;
+      const id = String((event as { id?: unknown }).id);
+      for (const call of ids) if (id.startsWith(`${call}.`)) return true;
+      return false;
+    },
+  };
 }
 
 function unpairedIn(events: readonly StreamEvent[], family: Family) {

@@ -18,6 +18,7 @@ describe("the public barrel", () => {
       "FileConversationStore",
       "INTERRUPTED_TOOL_CALL_CONTENT",
       "KNOWN_CANCELLATION_REASONS",
+      "SUSPENDED_CALL_METADATA_KEY",
       "baseConfigOf",
       "createEvent",
       "decodeEvent",
@@ -56,7 +57,11 @@ describe("the public barrel", () => {
       "reply",
       "end_turn",
       "invalid_answer",
+      "turn_ended",
+      "timeout",
+      "interrupted",
     ]);
+    expect(api.SUSPENDED_CALL_METADATA_KEY).toBe("pending_prompt");
     expect(api.INTERRUPTED_TOOL_CALL_CONTENT).toBe("Tool call was interrupted.");
     expect(api.EPOCH_TIMESTAMP).toBe("1970-01-01 00:00:00.0");
   });

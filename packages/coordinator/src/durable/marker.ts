@@ -1,4 +1,10 @@
-import type { InquirySource, JsonObject, JsonValue, StreamEvent } from "@jp/conversation";
+import {
+  type InquirySource,
+  type JsonObject,
+  type JsonValue,
+  type StreamEvent,
+  SUSPENDED_CALL_METADATA_KEY,
+} from "@jp/conversation";
 import { questionSchema } from "@jp/tool";
 import { z } from "zod";
 import type { FormProgress } from "../backends/executor.js";
@@ -17,7 +23,7 @@ import type { TurnStateJson } from "../turn-state.js";
 // key, which leaves the stream exactly as a live run would have written it.
 
 /** The `metadata` key of a `tool_call_request` that holds its call's suspended prompt. */
-export const PENDING_METADATA_KEY = "pending_prompt";
+export const PENDING_METADATA_KEY = SUSPENDED_CALL_METADATA_KEY;
 
 /** The version of {@link PendingMarker}'s shape. */
 export const PENDING_MARKER_VERSION = 1;
