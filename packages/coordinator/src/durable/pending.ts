@@ -149,7 +149,14 @@ export function answerPendingPrompt(
       message: `pending prompt "${promptId}" already has a reply; it is applied when the turn resumes`,
     });
   }
-  const checked = checkReply(marker.request, reply);
+  let checked: Result<StoredReply, ReplyProblem>;
+  try {
+    checked = checkReply(marker.request, reply);
+  } catch (cause) {
+    // Foreign input (a throwing getter, a BigInt in edited arguments) is a bad reply, not a crash.
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    checked = problem(`the reply could not be read: ${detail}`);
+  }
   if (checked.isErr()) {
     const kind = checked.error.secret ? "secret_not_stored" : "invalid_reply";
     return err({ kind, promptId, message: checked.error.message });

@@ -1,0 +1,400 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { ConversationStream, FileConversationStore, type JsonValue } from "@jp/conversation";
+import type { Question } from "@jp/tool";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  answerPendingPrompt,
+  type Executor,
+  listPendingPrompts,
+  type QuestionPromptRequest,
+  ToolCoordinator,
+  type ToolsConfig,
+  TurnState,
+} from "../../src/index.js";
+import { MockExecutor, MockExecutorSource, MockPromptBackend } from "../../src/testing/index.js";
+import { call, inquiryEvents, toolResponses, unpaired } from "../support.js";
+import { tempDir } from "./support.js";
+
+const q = (id: string, extra: Partial<Question> = {}): Question => ({
+  id,
+  text: `${id}?`,
+  answer_type: { type: "boolean" },
+  ...extra,
+});
+
+/** A form tool over `questions`, reporting progress, finishing with its answers as JSON. */
+function form(questions: readonly Question[]): Executor {
+  return new MockExecutor((input) => {
+    const index = questions.findIndex((x) => input.answers[x.id] === undefined);
+    const next = questions[index];
+    if (next === undefined) return { type: "success", content: JSON.stringify(input.answers) };
+    return {
+      type: "needs_input",
+      question: next,
+      form: { index: index + 1, total: questions.length },
+    };
+  });
+}
+
+function setup(tools: ToolsConfig, executors: Record<string, Executor>, stream = started()) {
+  const coordinator = new ToolCoordinator({
+    stream,
+    tools,
+    executors: new MockExecutorSource(executors),
+  });
+  return { stream, coordinator };
+}
+
+function started(): ConversationStream {
+  const stream = ConversationStream.empty();
+  stream.startTurn("Go.");
+  return stream;
+}
+
+const UNATTENDED: ToolsConfig = { "*": { run: "unattended" } };
+const three = [q("a"), q("b", { answer_type: { type: "select", options: ["x", "y"] } }), q("c")];
+
+describe("suspending a run", () => {
+  it("records the question, leaves its call open and lists what a person must answer; a call that needs nobody finishes", async () => {
+    const { stream, coordinator } = setup(UNATTENDED, {
+      asker: form(three),
+      worker: new MockExecutor(() => ({ type: "success", content: "done" })),
+    });
+    const result = await coordinator.run([call("call_1", "asker"), call("call_2", "worker")], {
+      turn: new TurnState(),
+      suspend: { deadlineMs: 60_000 },
+    });
+
+    expect(result.responses.map((r) => [r.id, r.content])).toEqual([["call_2", "done"]]);
+    expect(result.pending).toHaveLength(1);
+    const [pending] = result.pending;
+    expect(pending).toMatchObject({
+      prompt_id: "call_1.a.1",
+      inquiry_id: "call_1.a.1",
+      kind: "question",
+      tool_call_id: "call_1",
+      tool_name: "asker",
+      source: { source: "tool", name: "asker" },
+      progress: { index: 1, total: 3 },
+      answered: false,
+      expired: false,
+    });
+    expect((pending?.request as QuestionPromptRequest).question.text).toBe("a?");
+    const deadline = Date.parse(pending?.deadline ?? "");
+    expect(deadline - Date.parse(pending?.suspended_at ?? "")).toBe(60_000);
+    // The stream holds the request and no response for the open call; listing needs only it.
+    expect(unpaired(stream.events, "tool_call").requests).toEqual(["call_1"]);
+    expect(unpaired(stream.events, "inquiry").requests).toEqual(["call_1.a.1"]);
+    expect(listPendingPrompts(ConversationStream.decode(stream.toJSON())._unsafeUnwrap())).toEqual(
+      result.pending,
+    );
+  });
+
+  it("a prompt backend replying `later` suspends that prompt and every prompt behind it", async () => {
+    const human = new MockPromptBackend({
+      questions: [{ type: "answer", value: true }, { type: "later" }],
+    });
+    const stream = started();
+    const coordinator = new ToolCoordinator({
+      stream,
+      tools: UNATTENDED,
+      executors: new MockExecutorSource({ one: form(three), two: form([q("z")]) }),
+      prompts: human,
+    });
+    const result = await coordinator.run([call("call_1", "one"), call("call_2", "two")], {
+      turn: new TurnState(),
+    });
+    // call_1.a answered; call_2.z said later; call_1.b waited behind it and was never shown.
+    expect(human.questions.map((r) => r.inquiry_id)).toEqual(["call_1.a.1", "call_2.z.1"]);
+    expect(result.pending.map((p) => p.prompt_id)).toEqual(["call_2.z.1", "call_1.b.1"]);
+    expect(result.responses).toEqual([]);
+  });
+});
+
+describe("answering a pending prompt", () => {
+  async function suspendedAt(questions: readonly Question[], tools: ToolsConfig = UNATTENDED) {
+    const { stream, coordinator } = setup(tools, { asker: form(questions) });
+    await coordinator.run([call("call_1", "asker")], { turn: new TurnState(), suspend: true });
+    return stream;
+  }
+
+  it("an answer that does not fit is a typed error naming the problem; nothing is recorded and the prompt stays pending", async () => {
+    const stream = await suspendedAt(three);
+    const before = stream.toJSON();
+    const wrong = answerPendingPrompt(stream, "call_1.a.1", { type: "answer", value: "yes" });
+    expect(wrong._unsafeUnwrapErr()).toMatchObject({
+      kind: "invalid_reply",
+      promptId: "call_1.a.1",
+    });
+    expect(wrong._unsafeUnwrapErr().message).toBe('expected true or false, got "yes"');
+    expect(stream.toJSON()).toEqual(before);
+    expect(listPendingPrompts(stream)[0]?.answered).toBe(false);
+  });
+
+  it("Back is refused where the prompt does not offer it (the first question of a form)", async () => {
+    const stream = await suspendedAt(three);
+    const back = answerPendingPrompt(stream, "call_1.a.1", { type: "back" });
+    expect(back._unsafeUnwrapErr()).toMatchObject({ kind: "invalid_reply" });
+    expect(back._unsafeUnwrapErr().message).toBe('this prompt does not offer "back"');
+  });
+
+  it("an unknown id and a second answer are typed errors, never a second response", async () => {
+    const stream = await suspendedAt(three);
+    expect(
+      answerPendingPrompt(stream, "call_9.a.1", { type: "answer", value: true })._unsafeUnwrapErr()
+        .kind,
+    ).toBe("unknown_prompt");
+    expect(answerPendingPrompt(stream, "call_1.a.1", { type: "answer", value: true }).isOk()).toBe(
+      true,
+    );
+    const again = answerPendingPrompt(stream, "call_1.a.1", { type: "answer", value: false });
+    expect(again._unsafeUnwrapErr().kind).toBe("already_answered");
+    // Resuming records the first answer once.
+    const { coordinator } = setup(UNATTENDED, { asker: form(three) }, stream);
+    await coordinator.resume();
+    const responses = inquiryEvents(stream).filter((e) => e.type === "inquiry_response");
+    expect(responses).toEqual([expect.objectContaining({ id: "call_1.a.1", answer: true })]);
+    // And once resumed, the prompt is no longer pending: answering it is unknown.
+    expect(
+      answerPendingPrompt(stream, "call_1.a.1", { type: "answer", value: true })._unsafeUnwrapErr()
+        .kind,
+    ).toBe("unknown_prompt");
+  });
+
+  it("a secret is never stored: it is refused here and given to resume() in memory, and recorded redacted", async () => {
+    const dir = await tempDir();
+    try {
+      const secret = q("token", { answer_type: { type: "secret" } });
+      const seen: JsonValue[] = [];
+      const tool = new MockExecutor((input) => {
+        if (input.answers.token === undefined) return { type: "needs_input", question: secret };
+        seen.push(input.answers.token);
+        return { type: "success", content: "logged in" };
+      });
+      const store = new FileConversationStore(dir.path);
+      const conversation = store.create();
+      conversation.stream.startTurn("Log in.");
+      const first = setup(UNATTENDED, { login: tool }, conversation.stream);
+      await first.coordinator.run([call("call_1", "login")], {
+        turn: new TurnState(),
+        suspend: true,
+      });
+      const refused = answerPendingPrompt(conversation.stream, "call_1.token.1", {
+        type: "answer",
+        value: "hunter2-secret",
+      });
+      expect(refused._unsafeUnwrapErr().kind).toBe("secret_not_stored");
+      await store.save(conversation);
+
+      const loaded = (await store.load(conversation.name))._unsafeUnwrap();
+      const second = setup(UNATTENDED, { login: tool }, loaded.stream);
+      const result = await second.coordinator.resume({
+        answers: { "call_1.token.1": "hunter2-secret" },
+      });
+      await store.save(loaded);
+
+      expect(seen).toEqual(["hunter2-secret"]);
+      expect(result.responses.map((r) => r.content)).toEqual(["logged in"]);
+      expect(inquiryEvents(loaded.stream).at(-1)).toMatchObject({
+        outcome: "redacted",
+        id: "call_1.token.1",
+      });
+      const files = await readFile(join(dir.path, conversation.name, "events.json"), "utf8");
+      expect(files).not.toContain("hunter2");
+      expect(files).not.toContain(Buffer.from("hunter2-secret").toString("base64").slice(0, 12));
+    } finally {
+      await dir.remove();
+    }
+  });
+
+  it("a call suspended after a secret was answered asks for the secret again when it resumes", async () => {
+    const questions = [q("pw", { answer_type: { type: "secret" } }), q("go")];
+    const human = new MockPromptBackend({
+      questions: [{ type: "answer", value: "s3cret-value" }, { type: "later" }],
+    });
+    const stream = started();
+    const coordinator = new ToolCoordinator({
+      stream,
+      tools: UNATTENDED,
+      executors: new MockExecutorSource({ asker: form(questions) }),
+      prompts: human,
+    });
+    const suspended = await coordinator.run([call("call_1", "asker")], { turn: new TurnState() });
+    expect(suspended.pending.map((p) => p.prompt_id)).toEqual(["call_1.go.1"]);
+    expect(JSON.stringify(stream.toJSON())).not.toContain("s3cret-value");
+
+    answerPendingPrompt(stream, "call_1.go.1", { type: "answer", value: true })._unsafeUnwrap();
+    const resumed = await new ToolCoordinator({
+      stream,
+      tools: UNATTENDED,
+      executors: new MockExecutorSource({ asker: form(questions) }),
+    }).resume();
+    // The answer to "go" is recorded; the secret is asked again, as its second attempt.
+    expect(resumed.pending.map((p) => p.prompt_id)).toEqual(["call_1.pw.2"]);
+  });
+});
+
+describe("deadlines", () => {
+  async function expiredAt(tools: ToolsConfig, question: Question) {
+    const { stream, coordinator } = setup(tools, { asker: form([question]) });
+    const suspended = await coordinator.run([call("call_1", "asker")], {
+      turn: new TurnState(),
+      suspend: { deadlineMs: 1000 },
+    });
+    const later = new Date(Date.parse(suspended.pending[0]?.suspended_at ?? "") + 5000);
+    expect(listPendingPrompts(stream, later)[0]?.expired).toBe(true);
+    const resumed = await setup(tools, { asker: form([question]) }, stream).coordinator.resume({
+      now: later,
+    });
+    return { stream, resumed };
+  }
+
+  it("an expired question under the default policy is recorded as timeout, never as the person's decision", async () => {
+    const { stream, resumed } = await expiredAt(UNATTENDED, q("go"));
+    expect(inquiryEvents(stream).at(-1)).toMatchObject({ outcome: "cancelled", reason: "timeout" });
+    expect(resumed.responses[0]?.content).toMatch(/^Tool input timed out/);
+    expect(resumed.responses[0]?.content).toContain("did not decline");
+    expect(resumed.pending).toEqual([]);
+  });
+
+  it('an expired question under detached "defaults" takes its default', async () => {
+    const tools: ToolsConfig = { "*": { run: "unattended", detached: "defaults" } };
+    const { stream, resumed } = await expiredAt(tools, q("go", { default: true }));
+    expect(inquiryEvents(stream).at(-1)).toMatchObject({ outcome: "answered", answer: true });
+    expect(resumed.responses[0]?.content).toBe('{"go":true}');
+  });
+
+  it('an expired permission prompt under detached run "auto" runs the tool; under the default it does not, saying why', async () => {
+    for (const [detached, expected] of [
+      ["auto", "ran"],
+      [
+        "deny",
+        "Tool not run: no permission decision before the time limit. The user did not decline.",
+      ],
+    ] as const) {
+      const tools: ToolsConfig = { worker: { run: "ask", detached: { run: detached } } };
+      const worker = () => new MockExecutor(() => ({ type: "success", content: "ran" }));
+      const { stream, coordinator } = setup(tools, { worker: worker() });
+      const suspended = await coordinator.run([call("call_1", "worker")], {
+        turn: new TurnState(),
+        suspend: { deadlineMs: 10 },
+      });
+      expect(suspended.pending.map((p) => p.prompt_id)).toEqual(["call_1#permission"]);
+      const later = new Date(Date.now() + 60_000);
+      const resumed = await setup(tools, { worker: worker() }, stream).coordinator.resume({
+        now: later,
+      });
+      expect(toolResponses(stream).map((r) => r.content)).toEqual([expected]);
+      expect(resumed.pending).toEqual([]);
+    }
+  });
+
+  it("a prompt answered before its deadline is applied even when resumed after it", async () => {
+    const { stream, coordinator } = setup(UNATTENDED, { asker: form([q("go")]) });
+    await coordinator.run([call("call_1", "asker")], {
+      turn: new TurnState(),
+      suspend: { deadlineMs: 10 },
+    });
+    answerPendingPrompt(stream, "call_1.go.1", { type: "answer", value: false })._unsafeUnwrap();
+    await setup(UNATTENDED, { asker: form([q("go")]) }, stream).coordinator.resume({
+      now: new Date(Date.now() + 60_000),
+    });
+    expect(inquiryEvents(stream).at(-1)).toMatchObject({ outcome: "answered", answer: false });
+  });
+});
+
+describe("resuming", () => {
+  it("with nothing suspended is an empty result that records nothing", async () => {
+    const { stream, coordinator } = setup(UNATTENDED, {});
+    const before = stream.toJSON();
+    const result = await coordinator.resume();
+    expect(result).toMatchObject({ responses: [], pending: [], endTurn: false });
+    expect(stream.toJSON()).toEqual(before);
+  });
+
+  it("keeps unanswered prompts pending when nobody can be asked, and ids never change", async () => {
+    const { stream, coordinator } = setup(UNATTENDED, { one: form([q("a")]), two: form([q("b")]) });
+    await coordinator.run([call("call_1", "one"), call("call_2", "two")], {
+      turn: new TurnState(),
+      suspend: true,
+    });
+    answerPendingPrompt(stream, "call_1.a.1", { type: "answer", value: true })._unsafeUnwrap();
+    // The second prompt is answered first: its reply waits for the first, as prompts go in order.
+    const result = await setup(
+      UNATTENDED,
+      { one: form([q("a")]), two: form([q("b")]) },
+      stream,
+    ).coordinator.resume();
+    expect(result.responses.map((r) => r.id)).toEqual(["call_1"]);
+    expect(result.pending.map((p) => p.prompt_id)).toEqual(["call_2.b.1"]);
+    expect(
+      inquiryEvents(stream)
+        .filter((e) => e.type === "inquiry_request")
+        .map((e) => e.id),
+    ).toEqual(["call_1.a.1", "call_2.b.1"]);
+  });
+
+  it("a reply to a later prompt waits until the earlier ones are answered", async () => {
+    const { stream, coordinator } = setup(UNATTENDED, { one: form([q("a")]), two: form([q("b")]) });
+    await coordinator.run([call("call_1", "one"), call("call_2", "two")], {
+      turn: new TurnState(),
+      suspend: true,
+    });
+    answerPendingPrompt(stream, "call_2.b.1", { type: "answer", value: false })._unsafeUnwrap();
+    const again = () =>
+      setup(UNATTENDED, { one: form([q("a")]), two: form([q("b")]) }, stream).coordinator;
+    const first = await again().resume();
+    expect(first.responses).toEqual([]);
+    expect(first.pending.map((p) => [p.prompt_id, p.answered])).toEqual([
+      ["call_1.a.1", false],
+      ["call_2.b.1", true],
+    ]);
+    answerPendingPrompt(stream, "call_1.a.1", { type: "answer", value: true })._unsafeUnwrap();
+    const second = await again().resume();
+    expect(second.responses.map((r) => r.id)).toEqual(["call_1", "call_2"]);
+    expect(second.pending).toEqual([]);
+  });
+
+  it("a resumed prompt is asked live when a person is reachable now", async () => {
+    const { stream, coordinator } = setup(UNATTENDED, { asker: form([q("a"), q("b")]) });
+    await coordinator.run([call("call_1", "asker")], { turn: new TurnState(), suspend: true });
+    const human = new MockPromptBackend({
+      questions: [
+        { type: "answer", value: true },
+        { type: "answer", value: false },
+      ],
+    });
+    const resumed = await new ToolCoordinator({
+      stream,
+      tools: UNATTENDED,
+      executors: new MockExecutorSource({ asker: form([q("a"), q("b")]) }),
+      prompts: human,
+    }).resume();
+    expect(human.questions.map((r) => [r.inquiry_id, r.progress])).toEqual([
+      ["call_1.a.1", { index: 1, total: 2 }],
+      ["call_1.b.1", { index: 2, total: 2 }],
+    ]);
+    expect(resumed.responses.map((r) => r.content)).toEqual(['{"a":true,"b":false}']);
+  });
+});
+
+describe("foreign replies", () => {
+  it("a reply that cannot be read as JSON is an invalid reply, not an exception", async () => {
+    const { stream, coordinator } = setup(
+      { worker: { run: "ask" } },
+      {
+        worker: new MockExecutor(() => ({ type: "success", content: "ran" })),
+      },
+    );
+    await coordinator.run([call("call_1", "worker")], { turn: new TurnState(), suspend: true });
+    const edited = answerPendingPrompt(stream, "call_1#permission", {
+      type: "edit",
+      arguments: { big: 10n } as never,
+    });
+    expect(edited._unsafeUnwrapErr().kind).toBe("invalid_reply");
+    const typeless = answerPendingPrompt(stream, "call_1#permission", null as never);
+    expect(typeless._unsafeUnwrapErr().message).toBe('a reply is an object with a "type"');
+    expect(listPendingPrompts(stream)[0]?.answered).toBe(false);
+  });
+});
