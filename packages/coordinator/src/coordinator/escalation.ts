@@ -4,6 +4,7 @@ import type { ToolCall } from "../backends/executor.js";
 import type { PromptRequest, QuestionReply, ReplyFor } from "../backends/prompt-backend.js";
 import { inquiryId, toInquiryQuestion } from "../recording/inquiry-question.js";
 import { type RunContext, record, showPrompt } from "./context.js";
+import { stoppedByAbort } from "./question-round.js";
 
 // How the parent records a question it showed for a sub-agent, by the human's reply.
 const REASON_BY_REPLY: Readonly<
@@ -51,6 +52,12 @@ export async function escalatePrompt<R extends PromptRequest>(
       createEvent("inquiry_response", { outcome: "cancelled", id, reason: "backend_error" }),
     );
     throw new Error(shown.error);
+  }
+  if (shown.type === "aborted" && shown.cause.type !== "user") {
+    // A deadline, a shutdown or End Turn elsewhere: recorded as such, not as the person's cancel.
+    const { reason } = stoppedByAbort(shown.cause);
+    record(ctx, createEvent("inquiry_response", { outcome: "cancelled", id, reason }));
+    return { type: "cancelled" } as ReplyFor<R>;
   }
   const reply = (shown.type === "reply" ? shown.reply : { type: "cancelled" }) as QuestionReply;
   record(ctx, responseFor(id, question, reply));
