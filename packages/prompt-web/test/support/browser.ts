@@ -45,6 +45,8 @@ export async function openPage(
   const page = await browser.newPage({
     viewport: { width: options.width ?? 900, height: 900 },
   });
+  // Fail on a missing element well before the test's own timeout, naming what was awaited.
+  page.setDefaultTimeout(8000);
   page.on("pageerror", (error) => {
     throw error;
   });
