@@ -20,7 +20,7 @@ import {
 import { isCanonicalEvent } from "./internal/canonical.js";
 import { chatResponseVariant } from "./internal/chat-response.js";
 import { isPlainObject, setOwn } from "./json.js";
-import { formatTimestamp } from "./timestamp.js";
+import { EPOCH_TIMESTAMP, formatTimestamp } from "./timestamp.js";
 
 // The JSON each decoded event was read from. `encodeEvent` writes an event it decoded and that
 // nobody replaced exactly as it was read ("write new, read both"): a legacy inquiry response
@@ -74,7 +74,12 @@ export function decodeWithSchemas(
 ): Result<StreamEvent, DecodeError> {
   const schema = schemaFor(type, json);
   if (schema === undefined) return ok(json as StreamEvent);
-  const input = type === "inquiry_response" ? upgradeInquiryResponse(json, path) : ok(json);
+  const input =
+    type === "inquiry_response"
+      ? upgradeInquiryResponse(json, path)
+      : type === "config_delta"
+        ? ok(upgradeConfigDelta(json))
+        : ok(json);
   if (input.isErr()) return err(input.error);
   const parsed = schema.safeParse(input.value);
   if (!parsed.success) {
@@ -235,6 +240,18 @@ function upgradeInquiryResponse(
       `inquiry_response: unknown outcome ${typeof outcome === "string" ? JSON.stringify(outcome) : kindOf(outcome)}; expected "answered", "cancelled" or "redacted"`,
     ),
   );
+}
+
+// JP has written three shapes of config_delta: `{type, timestamp, delta: {…}}` (current), and,
+// before that, the configuration's fields inline on the event, with a timestamp or (in the first
+// event-stream version) without one. The inline shapes read as the current one; the event is
+// still written back exactly as it was read.
+function upgradeConfigDelta(json: Record<string, unknown>): Record<string, unknown> {
+  if (Object.hasOwn(json, "delta")) return json;
+  const delta: Record<string, unknown> = {};
+  for (const key in json) if (key !== "type" && key !== "timestamp") setOwn(delta, key, json[key]);
+  const timestamp = Object.hasOwn(json, "timestamp") ? json.timestamp : EPOCH_TIMESTAMP;
+  return { timestamp, type: json.type, delta };
 }
 
 // Event types are foreign text: "toString" or "__proto__" must not find Object.prototype's.

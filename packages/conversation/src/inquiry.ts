@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { keepUnknownKeys } from "./internal/keep-unknown-keys.js";
-import { jsonObjectSchema, jsonValueSchema } from "./json.js";
+import { isPlainObject, jsonObjectSchema, jsonValueSchema } from "./json.js";
 
 /**
  * Who asked a recorded question. Derived from tool metadata at the executor boundary, never
@@ -15,9 +15,15 @@ export const inquirySourceSchema = z.discriminatedUnion("source", [
 /** Who asked a recorded question: `{"source":"tool","name":…}`, `assistant`, `user` or `other`. */
 export type InquirySource = z.infer<typeof inquirySourceSchema>;
 
-/** One choice of a recorded select or multi-select question. */
-export const selectOptionSchema = keepUnknownKeys(
-  z.object({ value: jsonValueSchema, description: z.string().optional() }),
+/**
+ * One choice of a recorded select or multi-select question. JP wrote bare values
+ * (`"options": ["yes", "no"]`) before options had descriptions; such a value reads as
+ * `{ value }`.
+ */
+export const selectOptionSchema = z.preprocess(
+  (option) =>
+    isPlainObject(option) && Object.hasOwn(option, "value") ? option : { value: option },
+  keepUnknownKeys(z.object({ value: jsonValueSchema, description: z.string().optional() })),
 );
 /** One choice of a recorded select or multi-select question. */
 export type SelectOption = z.infer<typeof selectOptionSchema>;
