@@ -5,15 +5,17 @@ import type { ResolvedToolConfig } from "../config/schema.js";
 import type { PendingMarker } from "../durable/marker.js";
 import {
   EXECUTION_CANCELLED,
+  EXECUTION_INTERRUPTED,
+  EXECUTION_TIMED_OUT,
   executionFailedMessage,
   notAvailableMessage,
 } from "../routing/messages.js";
 import { AnswerWalk, type WalkJson } from "./answer-walk.js";
-import { abortCause, describe, type RunContext } from "./context.js";
+import { type AbortCause, abortCause, describe, type RunContext } from "./context.js";
 import { type CallResult, deliverResult } from "./delivery.js";
 import type { ToolCallState } from "./events.js";
 import { decidePermission } from "./permission.js";
-import { resolveQuestion, stoppedByAbort } from "./question-round.js";
+import { resolveQuestion, TURN_ENDED } from "./question-round.js";
 
 /** A tool call's final result, and whether the human ended the turn from it. */
 export interface CallOutcome extends CallResult {
@@ -120,9 +122,15 @@ async function attempt(
 }
 
 // The run aborted between passes: a shutdown or a deadline is not the person's cancel.
+const EXECUTION_STOPPED: Readonly<Record<AbortCause["type"], string>> = {
+  user: EXECUTION_CANCELLED,
+  turn_ended: TURN_ENDED,
+  timeout: EXECUTION_TIMED_OUT,
+  interrupted: EXECUTION_INTERRUPTED,
+};
+
 function stopped(ctx: RunContext): Ran {
-  const cause = abortCause(ctx.signal);
-  const content = cause.type === "user" ? EXECUTION_CANCELLED : stoppedByAbort(cause).content;
+  const content = EXECUTION_STOPPED[abortCause(ctx.signal).type];
   return { source: "coordinator", outcome: finish({ content, is_error: false }) };
 }
 

@@ -20,6 +20,12 @@ export const inquiryFailedMessage = (tool: string, questionText: string, error: 
 export const INPUT_CANCELLED = "Tool input cancelled by user.";
 export const INPUT_PROMPT_FAILED = "Tool input prompt failed.";
 export const EXECUTION_CANCELLED = "Tool execution cancelled.";
+/** The run's deadline passed while a tool ran; never worded as the person's decision. */
+export const EXECUTION_TIMED_OUT =
+  "Tool execution timed out: the run's time limit passed before the tool finished. The user did not decline.";
+/** The host stopped the run (a shutdown) while a tool ran. */
+export const EXECUTION_INTERRUPTED =
+  "Tool execution interrupted: the run was stopped before the tool finished. The user did not decline.";
 export const SKIPPED_BY_CONFIGURATION = "Tool skipped by configuration.";
 export const SKIPPED_BY_USER = "Tool skipped by user.";
 export const SKIPPED_REMEMBERED = "Tool skipped by user (remembered).";

@@ -200,6 +200,45 @@ describe("the abort reason decides what a stopped question records", () => {
   });
 });
 
+describe("the abort reason decides what a stopped tool execution reads", () => {
+  it.each<[keyof typeof STOPS, string]>([
+    [
+      "a TimeoutError reason (AbortSignal.timeout)",
+      "Tool execution timed out: the run's time limit passed before the tool finished. The user did not decline.",
+    ],
+    [
+      "a shutdown Error reason",
+      "Tool execution interrupted: the run was stopped before the tool finished. The user did not decline.",
+    ],
+  ])(
+    "a tool running when the run is stopped by %s: no question was asked, so none is mentioned",
+    async (stop, content) => {
+      const controller = new AbortController();
+      const started = deferred();
+      const tool = new MockExecutor(
+        (input) =>
+          new Promise((_resolve, reject) => {
+            started.resolve();
+            input.signal.addEventListener("abort", () => reject(new Error("killed")), {
+              once: true,
+            });
+          }),
+      );
+      const { stream, coordinator } = coordinatorFor({
+        tools: UNATTENDED,
+        executors: new MockExecutorSource({ build: tool }),
+      });
+      void started.promise.then(() => STOPS[stop](controller));
+      const { responses } = await coordinator.run([call("call_1", "build")], {
+        turn: new TurnState(),
+        signal: controller.signal,
+      });
+      expect(responses.map((r) => [r.content, r.is_error])).toEqual([[content, false]]);
+      expect(toolResponses(stream)).toEqual([{ id: "call_1", content, is_error: false }]);
+    },
+  );
+});
+
 describe("RunOptions.promptTimeoutMs: each prompt's own deadline", () => {
   afterEach(() => {
     vi.useRealTimers();
