@@ -191,7 +191,8 @@ class Connection implements McpConnection {
     const remote = this.#remote.get(call.name);
     if (remote === undefined) return undefined;
     return {
-      execute: ({ call, answers, signal }) => this.#session(call, remote).pass(answers, signal),
+      execute: async ({ call, answers, signal }) =>
+        this.#session(call, remote).pass(answers, signal),
     };
   }
 

@@ -1,6 +1,7 @@
 // A real MCP server in its own process, over stdio, in both protocol eras: its elicitations are
 import type { JsonValue } from "@jp/conversation";
 // routed and recorded by the coordinator like any other question.
+import type { QuestionReply } from "@jp/coordinator";
 import { MockPromptBackend, waitForAbort } from "@jp/coordinator/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { McpConnection } from "../../src/index.js";
@@ -143,7 +144,7 @@ describe.each(ERAS)("an MCP server on %s", (version, negotiation) => {
     });
 
     it("a prompt nobody answers in time is a timeout, a cancel by the host", async () => {
-      const human = new MockPromptBackend({ questions: [waitForAbort()] });
+      const human = new MockPromptBackend({ questions: [waitForAbort<QuestionReply>()] });
       const { stream } = await run(server, [{ id: "g3", name: "github" }], {
         prompts: human,
         promptTimeoutMs: 50,

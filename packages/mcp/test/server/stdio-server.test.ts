@@ -126,8 +126,10 @@ describe.each(ERAS)("our tools served to a %s client", (version, negotiation) =>
       accept({ answer: "[1]" }),
       accept({ answer: "[1, 2]" }),
     ]);
-    expect(bare.asked[0]?.requestedSchema).toMatchObject({
-      properties: { answer: { type: "string", title: "Answer (JSON)" } },
+    expect(bare.asked[0]).toMatchObject({
+      requestedSchema: {
+        properties: { answer: { type: "string", title: "Answer (JSON)" } },
+      },
     });
     expect(bare.asked[1]?.message).toContain(
       "Your previous answer was not accepted: does not match",

@@ -1,0 +1,243 @@
+// The same fixture server in this process over the SDK's in-memory pair (2025 era): the form
+// controls, configuration and failure paths, quickly.
+import type { JsonValue } from "@jp/conversation";
+import { ConversationStream } from "@jp/conversation";
+import { type QuestionReply, ToolCoordinator, type ToolsConfig } from "@jp/coordinator";
+import { MockPromptBackend } from "@jp/coordinator/testing";
+import { InMemoryTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { createMcpHandler } from "@modelcontextprotocol/server";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { connectMcpServer, type McpConnection } from "../../src/index.js";
+import { createElicitServer } from "../fixtures/elicit-tools.js";
+import { elicitLog, inquiries, responseOf, run, unpaired } from "../support.js";
+
+const answer = (value: JsonValue): QuestionReply => ({ type: "answer", value });
+const log = elicitLog();
+const servers: McpConnection[] = [];
+
+async function inMemory(options: { prefix?: string } = {}): Promise<McpConnection> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await createElicitServer("legacy").connect(serverSide);
+  const connection = await connectMcpServer({ name: "memory", transport: clientSide, ...options });
+  const value = connection._unsafeUnwrap();
+  servers.push(value);
+  return value;
+}
+
+beforeAll(() => {
+  process.env.ELICIT_LOG = log.path;
+});
+afterEach(() => log.clear());
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  delete process.env.ELICIT_LOG;
+  log.remove();
+});
+
+describe("form controls on a pushed elicitation", () => {
+  let server: McpConnection;
+  beforeAll(async () => {
+    server = await inMemory();
+  });
+
+  it("Back re-asks the previous question with its answer pre-filled", async () => {
+    const human = new MockPromptBackend({
+      questions: [answer("accept"), { type: "back" }, answer("accept"), answer("octocat")],
+    });
+    const { stream } = await run(server, [{ id: "b1", name: "github" }], { prompts: human });
+    expect(inquiries(stream)).toEqual([
+      ["b1.respond.1", "accept"],
+      ["b1.name.1", "cancelled:back"],
+      ["b1.respond.2", "accept"],
+      ["b1.name.2", "octocat"],
+    ]);
+    expect(human.questions[2]?.initial).toBe("accept");
+    expect(log.read()).toEqual([
+      expect.objectContaining({ action: "accept", content: { name: "octocat" } }),
+    ]);
+  });
+
+  it("Reply is the person's decline; the model gets the person's words", async () => {
+    const human = new MockPromptBackend({
+      questions: [answer("accept"), { type: "reply", message: "use my work account instead" }],
+    });
+    const { stream } = await run(server, [{ id: "r1", name: "github" }], { prompts: human });
+    expect(inquiries(stream)).toEqual([
+      ["r1.respond.1", "accept"],
+      ["r1.name.1", "cancelled:reply"],
+    ]);
+    expect(responseOf(stream, "r1").content).toContain("use my work account instead");
+    await expect
+      .poll(() => log.read())
+      .toEqual([
+        {
+          tool: "github",
+          action: "decline",
+          _meta: { "jp.inquiry/decision": { by: "person", reason: "reply" } },
+        },
+      ]);
+  });
+
+  it("End Turn is the person's cancel and ends the turn", async () => {
+    const human = new MockPromptBackend({ questions: [{ type: "end_turn" }] });
+    const { stream, result } = await run(server, [{ id: "t1", name: "github" }], {
+      prompts: human,
+    });
+    expect(result.endTurn).toBe(true);
+    await expect
+      .poll(() => log.read())
+      .toEqual([
+        {
+          tool: "github",
+          action: "cancel",
+          _meta: { "jp.inquiry/decision": { by: "person", reason: "end_turn" } },
+        },
+      ]);
+    expect(unpaired(stream)).toEqual([]);
+  });
+
+  it("a decline configured for the opening question is the host's, not the person's", async () => {
+    const tools: ToolsConfig = {
+      github: { run: "unattended", questions: { respond: { answer: "decline" } } },
+    };
+    const { stream } = await run(server, [{ id: "s1", name: "github" }], { tools });
+    expect(inquiries(stream)).toEqual([["s1.respond.1", "decline"]]);
+    expect(log.read()).toEqual([
+      { tool: "github", action: "decline", _meta: { "jp.inquiry/decision": { by: "host" } } },
+    ]);
+  });
+
+  it("a turn stopped while the server works cancels the call; nothing reads as the person's", async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error("shutting down")), 50);
+    const { stream } = await run(server, [{ id: "x1", name: "slow" }], {
+      signal: controller.signal,
+    });
+    expect(responseOf(stream, "x1").content).toContain("interrupted");
+    expect(unpaired(stream)).toEqual([]);
+  });
+
+  it("a person's reply that does not fit is asked again, not sent", async () => {
+    const human = new MockPromptBackend({ questions: [answer("maybe"), answer("decline")] });
+    const { stream } = await run(server, [{ id: "v1", name: "github" }], { prompts: human });
+    expect(inquiries(stream)).toEqual([
+      ["v1.respond.1", "cancelled:invalid_answer"],
+      ["v1.respond.2", "decline"],
+    ]);
+    expect(log.read()).toHaveLength(1);
+  });
+});
+
+describe("2026-07-28 in process, through the SDK's web handler", () => {
+  const handler = createMcpHandler(({ era }) => createElicitServer(era));
+  let server: McpConnection;
+  beforeAll(async () => {
+    const connection = await connectMcpServer({
+      name: "web",
+      transport: new StreamableHTTPClientTransport(new URL("http://test.local/mcp"), {
+        fetch: (url, init) => handler.fetch(new Request(url, init)),
+      }),
+      versionNegotiation: { mode: { pin: "2026-07-28" } },
+    });
+    server = connection._unsafeUnwrap();
+    servers.push(server);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await handler.close();
+  });
+
+  it("answers an input-required round and retries with the responses", async () => {
+    expect(server.protocolVersion).toBe("2026-07-28");
+    const human = new MockPromptBackend({
+      questions: [answer("accept"), answer("Ada"), answer("ada@example.com"), answer(null)],
+    });
+    const { stream } = await run(server, [{ id: "w1", name: "contact" }], { prompts: human });
+    expect(JSON.parse(responseOf(stream, "w1").content)).toMatchObject({
+      action: "accept",
+      content: { name: "Ada", email: "ada@example.com" },
+    });
+    expect(inquiries(stream).at(-1)).toEqual(["w1.age.1", null]);
+  });
+
+  it("a round resumes on a fresh connection from the recorded answers alone", async () => {
+    const fresh = (
+      await connectMcpServer({
+        name: "web",
+        transport: new StreamableHTTPClientTransport(new URL("http://test.local/mcp"), {
+          fetch: (url, init) => handler.fetch(new Request(url, init)),
+        }),
+        versionNegotiation: { mode: { pin: "2026-07-28" } },
+      })
+    )._unsafeUnwrap();
+    servers.push(fresh);
+    fresh.attach(
+      new ToolCoordinator({ stream: ConversationStream.empty(), tools: {}, executors: fresh }),
+    );
+    const call = { id: "w2", name: "contact", arguments: {} };
+    const executor = fresh.executorFor(call, {} as never);
+    const signal = new AbortController().signal;
+    const recorded = { respond: "accept", name: "Ada", email: "ada@example.com" };
+    const next = await executor?.execute({ call, answers: recorded, signal });
+    expect(next).toMatchObject({
+      type: "needs_input",
+      question: { id: "age" },
+      form: { index: 4, total: 4 },
+    });
+    const done = await executor?.execute({ call, answers: { ...recorded, age: 36 }, signal });
+    expect(done?.type === "completed" && JSON.parse(done.content)).toMatchObject({
+      action: "accept",
+      content: { name: "Ada", email: "ada@example.com", age: 36 },
+    });
+  });
+});
+
+describe("the connection", () => {
+  it("names tools with its prefix and only runs its own", async () => {
+    const server = await inMemory({ prefix: "gh_" });
+    expect(server.tools.find((t) => t.name === "gh_echo")).toMatchObject({
+      description: "fixture tool echo",
+      parameters: { type: "object" },
+    });
+    const { stream } = await run(server, [
+      { id: "p1", name: "gh_echo", arguments: { a: 1 } },
+      { id: "p2", name: "echo" },
+    ]);
+    expect(responseOf(stream, "p1").content).toBe('{"a":1}');
+    expect(responseOf(stream, "p2").is_error).toBe(true);
+  });
+
+  it("without a URL opener it advertises forms only", async () => {
+    const server = await inMemory();
+    expect(server.elicitationModes).toEqual(["form"]);
+    const human = new MockPromptBackend();
+    const { stream } = await run(server, [{ id: "n1", name: "api_key" }], { prompts: human });
+    expect(human.requests).toEqual([]);
+    expect(responseOf(stream, "n1").is_error).toBe(true);
+  });
+
+  it("refuses to run before it is attached to a coordinator", async () => {
+    const server = await inMemory();
+    const executor = server.executorFor({ id: "z", name: "echo", arguments: {} }, {} as never);
+    await expect(
+      executor?.execute({
+        call: { id: "z", name: "echo", arguments: {} },
+        answers: {},
+        signal: new AbortController().signal,
+      }),
+    ).rejects.toThrow('the MCP connection "memory" is not attached to a coordinator');
+  });
+
+  it("a server that does not start is a connect-failed error, not a throw", async () => {
+    const result = await connectMcpServer({
+      name: "ghost",
+      transport: new StdioClientTransport({ command: "/nonexistent/mcp-server" }),
+    });
+    expect(result._unsafeUnwrapErr()).toMatchObject({
+      kind: "connect-failed",
+      server: "ghost",
+      message: expect.stringContaining('could not connect to MCP server "ghost"'),
+    });
+  });
+});
