@@ -1,5 +1,6 @@
 import { type ConversationEvent, isConversationEvent, type StreamEvent } from "./events.js";
 import type { InquiryQuestion, InquirySource } from "./inquiry.js";
+import { jsonText } from "./internal/json-text.js";
 import type { ConversationStream } from "./stream.js";
 
 /**
@@ -43,12 +44,9 @@ function renderEvent(event: StreamEvent): string[] {
     case "chat_response":
       if ("message" in event) return ["### Assistant", event.message];
       if ("reasoning" in event) return [quote(`Reasoning:\n\n${event.reasoning}`)];
-      return ["### Assistant (structured)", fence(JSON.stringify(event.data, null, 2), "json")];
+      return ["### Assistant (structured)", fence(jsonText(event.data, 2), "json")];
     case "tool_call_request":
-      return [
-        `#### Tool call \`${event.name}\``,
-        fence(JSON.stringify(event.arguments, null, 2), "json"),
-      ];
+      return [`#### Tool call \`${event.name}\``, fence(jsonText(event.arguments, 2), "json")];
     case "tool_call_response":
       return [`#### Tool ${event.is_error ? "error" : "result"}`, fence(event.content)];
     case "inquiry_request":
@@ -73,7 +71,7 @@ function describeSource(source: InquirySource): string {
 }
 
 function renderValue(value: unknown): string {
-  return typeof value === "string" ? value : JSON.stringify(value);
+  return typeof value === "string" ? value : jsonText(value);
 }
 
 function quote(text: string): string {
@@ -85,7 +83,9 @@ function quote(text: string): string {
 
 // A fence one backtick longer than the longest run inside, so content cannot close it early.
 function fence(text: string, language = ""): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  // A loop, not Math.max(...runs): spreading a huge number of runs overflows the call stack.
+  let longest = 2;
+  for (const run of text.matchAll(/`+/g)) longest = Math.max(longest, run[0].length);
   const ticks = "`".repeat(longest + 1);
   return `${ticks}${language}\n${text}\n${ticks}`;
 }

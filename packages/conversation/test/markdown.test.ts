@@ -246,3 +246,63 @@ describe("toMarkdown", () => {
     expect(toMarkdown(ConversationStream.from(events))).toBe("");
   });
 });
+
+describe("toMarkdown on pathological streams that decode fine", () => {
+  // Built and compared as text: JSON.stringify and deep equality recurse, and would overflow.
+  const deepText = (depth: number, leaf: string) =>
+    `${"[".repeat(depth)}${JSON.stringify(leaf)}${"]".repeat(depth)}`;
+  const decoded = (events: unknown[]) => ConversationStream.decode(events)._unsafeUnwrap();
+
+  it.each([5_000, 100_000])("tool arguments nested %i levels deep render losslessly", (depth) => {
+    const args = `{"a":${deepText(depth, "bottom")}}`;
+    const stream = decoded([
+      { timestamp: T0, type: "turn_start" },
+      { timestamp: T0, type: "chat_request", content: "x" },
+      { timestamp: T0, type: "tool_call_request", id: "a", name: "x", arguments: JSON.parse(args) },
+    ]);
+    const markdown = toMarkdown(stream);
+    const fenced = /```json\n([\s\S]*)\n```/.exec(markdown)?.[1] ?? "";
+    expect(fenced.replace(/\s/g, "")).toBe(args);
+    expect(fenced.startsWith('{\n  "a": [\n    [\n')).toBe(true);
+    expect(markdown.length).toBeLessThan(depth * 2 + 10_000);
+  });
+
+  it("a deep answer, deep structured data and deep option values render", () => {
+    const text = deepText(5_000, "v");
+    const value = () => JSON.parse(text);
+    const stream = decoded([
+      { timestamp: T0, type: "turn_start" },
+      { timestamp: T0, type: "chat_request", content: "x" },
+      { timestamp: T0, type: "chat_response", data: value() },
+      {
+        timestamp: T0,
+        type: "inquiry_request",
+        id: "c.q.1",
+        source: { source: "tool", name: "t" },
+        question: { text: "?", answer_type: { type: "select", options: [{ value: value() }] } },
+      },
+      {
+        timestamp: T0,
+        type: "inquiry_response",
+        outcome: "answered",
+        id: "c.q.1",
+        answer: value(),
+      },
+    ]);
+    const markdown = toMarkdown(stream);
+    expect(markdown).toContain(`Answer: ${text}`);
+    expect(markdown).toContain(`- ${text}`);
+    expect(markdown).toContain("### Assistant (structured)\n\n```json\n[\n  [\n");
+  });
+
+  it("a tool result with 300,000 backtick runs gets a fence longer than the longest", () => {
+    const content = `${"` ".repeat(300_000)}\`\`\`\`\``;
+    const stream = decoded([
+      { timestamp: T0, type: "turn_start" },
+      { timestamp: T0, type: "chat_request", content: "x" },
+      { timestamp: T0, type: "tool_call_request", id: "a", name: "x", arguments: {} },
+      { timestamp: T0, type: "tool_call_response", id: "a", content, is_error: false },
+    ]);
+    expect(toMarkdown(stream)).toContain(`\`\`\`\`\`\`\n${content}\n\`\`\`\`\`\``);
+  });
+});
