@@ -4,16 +4,25 @@
 // not echoed, recorded as redacted). Then the transcript is printed and the conversation is
 // written to .jp/conversations/ in JP's layout.
 //
-//   npm run demo                      ask in this terminal (drawn on /dev/tty)
-//   npm run demo -- --non-interactive no human: see the detached policy refuse, honestly
-import { join } from "node:path";
+//   npm run demo                         ask in this terminal (drawn on /dev/tty)
+//   npm run demo -- --non-interactive    no human: see the detached policy refuse, honestly
+//   npm run demo -- --suspend            stop at the first question, save it, print what is pending
+//   npm run demo -- --pending <dir>      list what a saved conversation waits for
+//   npm run demo -- --answer <dir> <prompt id> <reply JSON>   answer one, from any process
+//   npm run demo -- --resume <dir>       go on in this terminal (add --suspend to stop again)
+import { join, resolve } from "node:path";
 import { askUser, builtinToolConfigs } from "@jp/builtins";
-import { createEvent, FileConversationStore } from "@jp/conversation";
+import { createEvent, FileConversationStore, type StoredConversation } from "@jp/conversation";
 import {
+  answerPendingPrompt,
   builtinExecutorSource,
   combineExecutorSources,
   createLocalCommandExecutorSource,
   layerToolsConfigs,
+  listPendingPrompts,
+  type PendingPrompt,
+  type RunResult,
+  type StoredReply,
   ToolCoordinator,
   type ToolsConfig,
   TurnState,
@@ -22,15 +31,26 @@ import { createTerminalPromptBackend, neutralize } from "@jp/prompt-terminal";
 import { ScriptedAssistant } from "./scripted-assistant.js";
 import { transcript } from "./transcript.js";
 
-const args = new Set(process.argv.slice(2));
+const USAGE = `usage: npm run demo [-- --non-interactive] [-- --suspend] [-- --out <dir>]
+       npm run demo -- --pending <conversation dir>
+       npm run demo -- --answer <conversation dir> <prompt id> '<reply JSON>'
+       npm run demo -- --resume <conversation dir> [--suspend] [--non-interactive]`;
+
+const argv = process.argv.slice(2);
+const args = new Set(argv);
+const valueOf = (flag: string, offset = 1) => {
+  const i = argv.indexOf(flag);
+  return i === -1 ? undefined : argv[i + offset];
+};
 if (args.has("--help")) {
-  console.log("usage: npm run demo [-- --non-interactive] [-- --out <dir>]");
+  console.log(USAGE);
   process.exit(0);
 }
-const nonInteractive = args.has("--non-interactive");
-const outIndex = process.argv.indexOf("--out");
-const root =
-  outIndex === -1 ? join(process.cwd(), ".jp/conversations") : String(process.argv[outIndex + 1]);
+const say = (text: string) => process.stderr.write(`${neutralize(text, { multiline: true })}\n`);
+const fail = (message: string): never => {
+  say(message);
+  process.exit(1);
+};
 
 const userTools: ToolsConfig = {
   publish_package: {
@@ -45,12 +65,79 @@ const userTools: ToolsConfig = {
 };
 const tools = layerToolsConfigs(builtinToolConfigs(), userTools);
 
-const store = new FileConversationStore(root);
-const conversation = store.create({ title: "Release widgets" });
-// JP keeps the configuration a conversation started with in base_config.json.
-conversation.baseConfig = { conversation: { tools: JSON.parse(JSON.stringify(userTools)) } };
+/** A conversation directory given on the command line: its store and name. */
+async function open(dir: string | undefined): Promise<[FileConversationStore, StoredConversation]> {
+  if (dir === undefined) return fail(USAGE);
+  const path = resolve(dir);
+  const store = new FileConversationStore(join(path, ".."));
+  const loaded = await store.load(path.slice(store.root.length + 1));
+  if (loaded.isErr()) return fail(`Could not load ${path}: ${loaded.error.message}`);
+  return [store, loaded.value];
+}
+
+async function save(store: FileConversationStore, conversation: StoredConversation) {
+  const saved = await store.save(conversation);
+  if (saved.isErr()) fail(`Could not save the conversation: ${saved.error.message}`);
+}
+
+/** How to continue, for each pending prompt. */
+function printPending(pending: readonly PendingPrompt[], dir: string) {
+  say(`\nThe turn is suspended. ${pending.length} prompt(s) wait for a person:`);
+  for (const prompt of pending) {
+    const { request } = prompt;
+    const what =
+      request.kind === "question"
+        ? `${request.question.text} (${request.question.answer_type.type}${request.progress ? `, ${request.progress.index}/${request.progress.total}` : ""})`
+        : request.kind === "permission"
+          ? `may ${request.tool_name} run with ${JSON.stringify(request.arguments)}?`
+          : `deliver ${request.tool_name}'s result?`;
+    say(`  ${prompt.prompt_id}${prompt.answered ? " (answered)" : ""}: ${what}`);
+  }
+  say(`\nAnswer from any process:  npm run demo -- --answer ${dir} <prompt id> '<reply JSON>'`);
+  say(`  e.g. '{"type":"answer","value":"minor"}', '{"type":"run"}', '{"type":"back"}'`);
+  say(`Then go on:               npm run demo -- --resume ${dir}`);
+}
+
+if (args.has("--pending")) {
+  const [, conversation] = await open(valueOf("--pending"));
+  console.log(JSON.stringify(listPendingPrompts(conversation.stream), null, 2));
+  process.exit(0);
+}
+
+if (args.has("--answer")) {
+  const [store, conversation] = await open(valueOf("--answer"));
+  const promptId = valueOf("--answer", 2) ?? fail(USAGE);
+  let reply: StoredReply;
+  try {
+    reply = JSON.parse(valueOf("--answer", 3) ?? "") as StoredReply;
+  } catch {
+    fail(`The reply is not JSON. ${USAGE}`);
+  }
+  const answered = answerPendingPrompt(conversation.stream, promptId, reply!);
+  if (answered.isErr()) fail(`Not answered (${answered.error.kind}): ${answered.error.message}`);
+  await save(store, conversation);
+  say(`Answered ${promptId}; it is recorded when the turn resumes.`);
+  process.exit(0);
+}
+
+const nonInteractive = args.has("--non-interactive");
+const suspend = args.has("--suspend");
+const resuming = valueOf("--resume");
+const [store, conversation] = resuming === undefined ? fresh() : await open(resuming);
+const dir = join(store.root, conversation.name);
+
+function fresh(): [FileConversationStore, StoredConversation] {
+  const out = valueOf("--out");
+  const store = new FileConversationStore(out ?? join(process.cwd(), ".jp/conversations"));
+  const conversation = store.create({ title: "Release widgets" });
+  // JP keeps the configuration a conversation started with in base_config.json.
+  conversation.baseConfig = { conversation: { tools: JSON.parse(JSON.stringify(userTools)) } };
+  return [store, conversation];
+}
+
 const { stream } = conversation;
-const terminal = createTerminalPromptBackend();
+// Only open the terminal when someone may be asked there now.
+const terminal = suspend ? undefined : createTerminalPromptBackend();
 const coordinator = new ToolCoordinator({
   stream,
   tools,
@@ -58,7 +145,7 @@ const coordinator = new ToolCoordinator({
     builtinExecutorSource({ ask_user: askUser }),
     createLocalCommandExecutorSource({ root: process.cwd() }),
   ),
-  prompts: terminal,
+  ...(terminal === undefined ? {} : { prompts: terminal }),
   nonInteractive,
 });
 
@@ -66,30 +153,46 @@ const coordinator = new ToolCoordinator({
 const abort = new AbortController();
 process.once("SIGINT", () => abort.abort());
 
-const say = (text: string) => process.stderr.write(`${neutralize(text, { multiline: true })}\n`);
-const request = "Please prepare the next release of the widgets package.";
-say(`\nYou: ${request}`);
-stream.startTurn(request);
+/** Stops here if the turn is suspended: saves, says how to go on, exits. */
+async function stopIfSuspended(result: RunResult) {
+  if (result.pending.length === 0) return;
+  terminal?.close();
+  await save(store, conversation);
+  printPending(result.pending, dir);
+  process.exit(0);
+}
+
 const assistant = new ScriptedAssistant();
-const turn = new TurnState();
-for (let cycle = 0; cycle < 5 && !abort.signal.aborted; cycle++) {
+let turn = new TurnState();
+let ended = false;
+if (resuming === undefined) {
+  const request = "Please prepare the next release of the widgets package.";
+  say(`\nYou: ${request}`);
+  stream.startTurn(request);
+} else {
+  const result = await coordinator.resume({
+    signal: abort.signal,
+    ...(suspend ? { suspend } : {}),
+  });
+  await stopIfSuspended(result);
+  ({ turn } = result);
+  ended = result.endTurn;
+}
+for (let cycle = 0; cycle < 5 && !abort.signal.aborted && !ended; cycle++) {
   const step = assistant.next(stream);
   stream.append(createEvent("chat_response", { message: step.message }));
   say(`\nAssistant (scripted): ${step.message}`);
   if (step.calls.length === 0) break;
-  const { endTurn } = await coordinator.run(step.calls, { turn, signal: abort.signal });
-  if (endTurn) {
+  const result = await coordinator.run(step.calls, { turn, signal: abort.signal, suspend });
+  await stopIfSuspended(result);
+  if (result.endTurn) {
     say("\n(You ended the turn.)");
-    break;
+    ended = true;
   }
 }
-terminal.close();
+terminal?.close();
 
-const saved = await store.save(conversation);
+await save(store, conversation);
 const hidden = new Set(Object.keys(tools).filter((name) => coordinator.config(name).style.hidden));
 console.log(`\n--- Transcript ---\n\n${transcript(stream, hidden)}\n`);
-if (saved.isErr()) {
-  console.error(`Could not save the conversation: ${saved.error.message}`);
-  process.exit(1);
-}
-console.log(`Conversation written to ${join(root, conversation.name)}`);
+console.log(`Conversation written to ${dir}`);

@@ -16,10 +16,9 @@ export interface AssistantStep {
  * next step. `docs/production.md` shows where a real model client goes instead.
  */
 export class ScriptedAssistant {
-  #cycle = 0;
-
   next(stream: ConversationStream): AssistantStep {
-    const cycle = this.#cycle++;
+    // Where the script stands is read from the conversation, so another process can go on.
+    const cycle = repliesThisTurn(stream);
     if (cycle === 0) return this.#askReleaseDetails();
     if (cycle === 1) return this.#publish(lastResult(stream, "call_form"));
     return this.#summarize(lastResult(stream, "call_publish"));
@@ -96,6 +95,16 @@ export class ScriptedAssistant {
       calls: [],
     };
   }
+}
+
+function repliesThisTurn(stream: ConversationStream): number {
+  let replies = 0;
+  for (let i = stream.events.length - 1; i >= 0; i--) {
+    const event = stream.events[i];
+    if (event?.type === "turn_start") break;
+    if (event?.type === "chat_response") replies++;
+  }
+  return replies;
 }
 
 function lastResult(stream: ConversationStream, id: string) {
