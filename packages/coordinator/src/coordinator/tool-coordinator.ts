@@ -130,6 +130,11 @@ export interface RunResult {
    * every call finished. Their calls have no response yet: resume the turn to finish them.
    */
   readonly pending: readonly PendingPrompt[];
+  /**
+   * The turn's state after the run: the one given, or for {@link ToolCoordinator.resume} the one
+   * the turn was suspended with. Pass it to the turn's next `run`.
+   */
+  readonly turn: TurnState;
   /** The human chose "End Turn": the host should not ask the assistant again this turn. */
   readonly endTurn: boolean;
   /**
@@ -348,6 +353,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
       endTurn,
       refusals,
       pending,
+      turn: options.turn,
     };
   }
 
