@@ -242,7 +242,11 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     const suspend = options.suspend !== undefined && options.suspend !== false;
     const unreachable = suspend ? undefined : await this.#unreachable();
     const refusals: PromptRefusal[] = [];
-    const collect = (refusal: PromptRefusal) => refusals.push(refusal);
+    // Only this run's calls: another run of this coordinator may be refusing prompts meanwhile.
+    const ids = new Set(requests.map(({ call }) => call.id));
+    const collect = (refusal: PromptRefusal) => {
+      if (ids.has(refusal.tool_call_id)) refusals.push(refusal);
+    };
     this.on("prompt-refused", collect);
     const closed = new Set<PromptRequest>();
     const closeSuspended = (request: PromptRequest) => {

@@ -248,6 +248,19 @@ describe("detached permission and delivery refusals", () => {
     );
   });
 
+  it("two runs of one coordinator at once each report only their own refusals", async () => {
+    const { coordinator } = coordinatorFor({
+      tools: { deploy: { run: "unattended" } },
+      executors: new MockExecutorSource({ deploy: asking([booleanQuestion()]) }),
+    });
+    const [first, second] = await Promise.all([
+      coordinator.run([call("call_1", "deploy")], { turn: new TurnState() }),
+      coordinator.run([call("call_2", "deploy")], { turn: new TurnState() }),
+    ]);
+    expect(first.refusals.map((r) => r.tool_call_id)).toEqual(["call_1"]);
+    expect(second.refusals.map((r) => r.tool_call_id)).toEqual(["call_2"]);
+  });
+
   it("a run with nothing refused reports no refusals", async () => {
     const { coordinator } = coordinatorFor({
       tools: { build: { run: "unattended" } },
