@@ -9,4 +9,5 @@ export default [
   "packages/mcp",
   "packages/prompt-web",
   "examples/terminal-agent",
+  "examples/web-turns",
 ];
