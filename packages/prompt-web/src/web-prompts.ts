@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { PromptBackend } from "@jp/coordinator";
 import { EventEmitter } from "eventemitter3";
 import type { WebPromptsEvents } from "./events.js";
-import { newToken } from "./internal/http-guards.js";
+import { newToken, sendJson } from "./internal/http-guards.js";
 import { RequestHandler } from "./internal/http-handler.js";
 import { PromptBoard } from "./internal/prompt-board.js";
 
@@ -202,18 +202,6 @@ class WebPromptsImpl extends EventEmitter<WebPromptsEvents> implements WebPrompt
     return false;
   }
 
-  /** Answers a request outside the base path of a standalone server. */
-  notFound(req: IncomingMessage, res: ServerResponse): void {
-    this.emit("request-refused", {
-      method: req.method ?? "",
-      path: (req.url ?? "/").split("?")[0] ?? "/",
-      status: 404,
-      reason: "no such page or endpoint",
-    });
-    res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" });
-    res.end("not found\n");
-  }
-
   backend(options: WebPromptBackendOptions = {}): PromptBackend {
     const { conversationId = "default", title } = options;
     if (conversationId === "") {
@@ -247,7 +235,7 @@ class StandaloneWebPromptsImpl extends WebPromptsImpl implements StandaloneWebPr
     const { port } = server.address() as AddressInfo;
     this.url = `http://${urlHost(host)}:${port}${this.pagePath}`;
     server.on("request", (req, res) => {
-      this.handle(req, res, () => this.notFound(req, res));
+      this.handle(req, res, () => notFound(this, req, res));
     });
   }
 
@@ -256,6 +244,17 @@ class StandaloneWebPromptsImpl extends WebPromptsImpl implements StandaloneWebPr
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/** Answers a request outside the base path of a standalone server. */
+function notFound(events: WebPrompts, req: IncomingMessage, res: ServerResponse): void {
+  events.emit("request-refused", {
+    method: req.method ?? "",
+    path: (req.url ?? "/").split("?")[0] ?? "/",
+    status: 404,
+    reason: "no such page or endpoint",
+  });
+  sendJson(res, 404, { error: { message: "no such page or endpoint" } });
 }
 
 /** `""` or `/a/b`: one leading slash, no trailing one. */

@@ -1,5 +1,6 @@
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { QuestionPromptRequest } from "@jp/coordinator";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   createWebPromptHandler,
@@ -7,7 +8,7 @@ import {
   type StandaloneWebPrompts,
   type WebPromptsEvents,
 } from "../src/index.js";
-import { api, openPrompt, originOf, postReply, TEXT_QUESTION } from "./support/server.js";
+import { api, openPrompt, originOf, postReply, state, TEXT_QUESTION } from "./support/server.js";
 
 type Refusal = Parameters<WebPromptsEvents["request-refused"]>[0];
 
@@ -83,7 +84,7 @@ describe("the session token", () => {
         error: { message: "a valid session token is required" },
       });
     }
-    expect((await api(web, "state").then((r) => r.json())).conversations).toHaveLength(1);
+    expect((await state(web)).conversations).toHaveLength(1);
     abort.abort();
     expect(await reply).toEqual({ type: "cancelled" });
   });
@@ -121,8 +122,7 @@ describe("requests that change state", () => {
     expect(await response.json()).toEqual({
       error: { message: "the request comes from another origin" },
     });
-    const state = await api(web, "state").then((r) => r.json());
-    expect(state.conversations[0].prompts[0].id).toBe(id);
+    expect((await state(web)).conversations[0]?.prompts[0]?.id).toBe(id);
     abort.abort();
     expect(await reply).toEqual({ type: "cancelled" });
   });
@@ -157,7 +157,7 @@ describe("requests that change state", () => {
     const response = await api(web, `prompts/${id}/reply`);
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("POST");
-    expect((await api(web, "state").then((r) => r.json())).conversations).toHaveLength(1);
+    expect((await state(web)).conversations).toHaveLength(1);
     const post = await api(web, "state", { method: "POST", body: "{}" });
     expect(post.status).toBe(405);
     abort.abort();
@@ -183,7 +183,7 @@ describe("requests that change state", () => {
       big.slice(3000),
     ]);
     expect(streamed).toBe(413);
-    expect((await api(web, "state").then((r) => r.json())).conversations).toHaveLength(1);
+    expect((await state(web)).conversations).toHaveLength(1);
     abort.abort();
   });
 
@@ -202,14 +202,14 @@ describe("requests that change state", () => {
 
 describe("replies", () => {
   it("an invalid answer is refused with 422 and the problem; the prompt stays for a correction", async () => {
-    const request = {
+    const request: QuestionPromptRequest = {
       ...TEXT_QUESTION,
       question: {
         id: "n",
         text: "How many?",
         answer_type: { type: "select", options: ["1", "2"] },
       },
-    } as const;
+    };
     const { id, reply } = await openPrompt(web, request);
     const refused = await postReply(web, id, { type: "answer", value: "3" });
     expect(refused.status).toBe(422);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { createWebPrompts, type StandaloneWebPrompts } from "../../src/index.js";
-import { describeInBrowser, openPage } from "../support/browser.js";
+import { describeInBrowser, isFocused, openPage } from "../support/browser.js";
 import { conversation, inquiryTrail } from "../support/coordinator.js";
 
 let web: StandaloneWebPrompts;
@@ -69,7 +69,7 @@ describeInBrowser("forms in the browser", (browser) => {
     await page.getByRole("heading", { name: "Apply how?" }).waitFor();
     await page.getByRole("button", { name: "Reply…" }).click();
     const message = page.getByLabel("Message to the assistant (optional)");
-    await expect.poll(() => message.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expect.poll(() => isFocused(message)).toBe(true);
     await message.fill("Which files would be overwritten?");
     await page.getByRole("button", { name: "Send reply" }).click();
     const { responses, endTurn } = await run;

@@ -1,8 +1,9 @@
 import { TurnState } from "@jp/coordinator";
 import { MockExecutor } from "@jp/coordinator/testing";
+import type { Locator } from "playwright-core";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { createWebPrompts, type StandaloneWebPrompts } from "../../src/index.js";
-import { describeInBrowser, openPage } from "../support/browser.js";
+import { describeInBrowser, isFocused, openPage } from "../support/browser.js";
 import { conversation, inquiryTrail } from "../support/coordinator.js";
 
 let web: StandaloneWebPrompts;
@@ -28,7 +29,7 @@ describeInBrowser("each answer type, answered in the browser", (browser) => {
       default: true,
     });
     const yes = page.getByRole("button", { name: "Yes (default)" });
-    await expect.poll(() => yes.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expect.poll(() => isFocused(yes)).toBe(true);
     await page.getByRole("heading", { name: "Ship it?" }).waitFor();
     await yes.click();
     const { responses } = await run;
@@ -74,7 +75,7 @@ describeInBrowser("each answer type, answered in the browser", (browser) => {
     });
     const staging = page.getByRole("radio", { name: "staging" });
     await expect.poll(() => staging.isChecked()).toBe(true);
-    await expect.poll(() => staging.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expect.poll(() => isFocused(staging)).toBe(true);
     await page.keyboard.press("ArrowDown");
     await page.keyboard.press("Enter");
     const { responses } = await run;
@@ -209,14 +210,15 @@ describeInBrowser("each answer type, answered in the browser", (browser) => {
     expect(await state.text()).not.toContain(SECRET);
     expect(urls.join(" ")).not.toContain(SECRET);
     expect(page.url()).not.toContain(SECRET);
-    const inPage = await page.evaluate(() => ({
-      html: document.documentElement.outerHTML,
-      values: [...document.querySelectorAll("input, textarea")].map(
-        (el) => (el as HTMLInputElement).value,
-      ),
-      storage: JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }),
-      history: history.length,
-    }));
+    const inPage = await page.locator("html").evaluate((root) => {
+      const window = root.ownerDocument.defaultView;
+      return {
+        html: root.outerHTML,
+        values: [...root.querySelectorAll("input, textarea")].map((el) => el.value),
+        storage:
+          JSON.stringify({ ...window.localStorage }) + JSON.stringify({ ...window.sessionStorage }),
+      };
+    });
     expect(inPage.html).not.toContain(SECRET);
     expect(inPage.values.join("")).not.toContain(SECRET);
     expect(inPage.storage).not.toContain(SECRET);
@@ -225,12 +227,13 @@ describeInBrowser("each answer type, answered in the browser", (browser) => {
 });
 
 /** The text of the error shown beside `field` (through its aria-describedby). */
-async function errorFor(field: import("playwright-core").Locator): Promise<string> {
+async function errorFor(field: Locator): Promise<string> {
   return field.evaluate((el) => {
-    const ids = (el.getAttribute("aria-describedby") ?? "").split(" ");
-    const error = ids
-      .map((id) => document.getElementById(id))
-      .find((node) => node?.classList.contains("field-error"));
-    return error?.hidden === false ? (error.textContent ?? "") : "";
+    const ids: string[] = (el.getAttribute("aria-describedby") ?? "").split(" ");
+    for (const id of ids) {
+      const node = el.ownerDocument.getElementById(id);
+      if (node?.classList.contains("field-error")) return node.hidden ? "" : node.textContent;
+    }
+    return "";
   });
 }

@@ -9,7 +9,7 @@ import {
 } from "../../src/index.js";
 import { describeInBrowser, openPage, waitUntil } from "../support/browser.js";
 import { conversation, inquiryTrail } from "../support/coordinator.js";
-import { openPrompt, originOf, TEXT_QUESTION } from "../support/server.js";
+import { openPrompt, originOf, state, TEXT_QUESTION } from "../support/server.js";
 
 let web: StandaloneWebPrompts;
 let refusals: Parameters<WebPromptsEvents["request-refused"]>[0][];
@@ -51,14 +51,14 @@ describeInBrowser("safety and reach in the browser", (browser) => {
     };
     const asked = backend.ask(question, { signal: signal.signal });
     await page.getByRole("heading", { name: `Pick ${HOSTILE}` }).waitFor();
-    const seen = await page.evaluate(() => ({
-      pwned: (window as { __pwned?: number }).__pwned,
-      images: document.querySelectorAll("main img, main script, main b").length,
-      title: document.querySelector("section h2")?.textContent,
-      label: document.querySelector(".meta .label")?.textContent,
-      rejected: document.querySelector(".rejected")?.textContent,
-      context: document.querySelector(".context")?.textContent,
-      options: [...document.querySelectorAll(".options label")].map((l) => l.textContent),
+    const seen = await page.locator("html").evaluate((root) => ({
+      pwned: root.ownerDocument.defaultView.__pwned,
+      images: root.querySelectorAll("main img, main script, main b").length,
+      title: root.querySelector("section h2")?.textContent,
+      label: root.querySelector(".meta .label")?.textContent,
+      rejected: root.querySelector(".rejected")?.textContent,
+      context: root.querySelector(".context")?.textContent,
+      options: [...root.querySelectorAll(".options label")].map((l) => l.textContent),
     }));
     expect(seen).toEqual({
       pwned: undefined,
@@ -78,14 +78,17 @@ describeInBrowser("safety and reach in the browser", (browser) => {
 
   it("the page's policy blocks inline script even if some were injected", async () => {
     const page = await openPage(browser(), web);
-    const violations = await page.evaluate(async () => {
+    const violations = await page.locator("html").evaluate(async (root) => {
+      const document = root.ownerDocument;
       const seen: string[] = [];
-      document.addEventListener("securitypolicyviolation", (e) => seen.push(e.violatedDirective));
+      document.addEventListener("securitypolicyviolation", (e: { violatedDirective: string }) =>
+        seen.push(e.violatedDirective),
+      );
       const script = document.createElement("script");
       script.textContent = "window.__inline = 1";
       document.body.append(script);
       await new Promise((resolve) => setTimeout(resolve, 50));
-      return { seen, ran: (window as { __inline?: number }).__inline };
+      return { seen, ran: document.defaultView.__inline };
     });
     expect(violations.ran).toBeUndefined();
     expect(violations.seen[0]).toMatch(/^script-src/);
@@ -147,7 +150,8 @@ describeInBrowser("safety and reach in the browser", (browser) => {
     );
     expect(fetched).toContain("TypeError");
     // A plain form post needs no preflight: the server refuses it by its Origin.
-    await page.evaluate((target) => {
+    await page.locator("html").evaluate((root, target) => {
+      const document = root.ownerDocument;
       const form = document.createElement("form");
       form.method = "POST";
       form.action = target;
@@ -168,10 +172,7 @@ describeInBrowser("safety and reach in the browser", (browser) => {
         reason: "the request comes from another origin",
       },
     ]);
-    const state = await fetch(`${originOf(web)}/api/state`, {
-      headers: { Authorization: `Bearer ${web.token}` },
-    }).then((r) => r.json());
-    expect(state.conversations[0].prompts[0].id).toBe(id);
+    expect((await state(web)).conversations[0]?.prompts[0]?.id).toBe(id);
     abort.abort();
     expect(await reply).toEqual({ type: "cancelled" });
     await page.close();
@@ -209,30 +210,33 @@ describeInBrowser("safety and reach in the browser", (browser) => {
       )
       .catch(() => {});
     await page.getByRole("heading", { name: "Describe it" }).waitFor();
-    const unlabelled = await page.evaluate(() =>
-      [...document.querySelectorAll("input, select, textarea")]
-        .filter(
-          (el) => (el as HTMLInputElement).labels?.length === 0 && !el.getAttribute("aria-label"),
-        )
-        .map((el) => el.outerHTML),
-    );
+    const unlabelled = await page
+      .locator("html")
+      .evaluate((root) =>
+        [...root.querySelectorAll("input, select, textarea")]
+          .filter((el) => el.labels?.length === 0 && !el.getAttribute("aria-label"))
+          .map((el) => el.outerHTML),
+      );
     expect(unlabelled).toEqual([]);
-    const controls = await page.evaluate(() =>
-      [
-        ...document.querySelectorAll(
-          "article button, article input, article select, article textarea",
-        ),
-      ]
-        .filter((el) => (el as HTMLElement).offsetParent !== null)
-        .map((el) => el.id || el.textContent),
-    );
+    const controls = await page
+      .locator("html")
+      .evaluate((root) =>
+        [
+          ...root.querySelectorAll(
+            "article button, article input, article select, article textarea",
+          ),
+        ]
+          .filter((el) => el.offsetParent !== null)
+          .map((el) => el.id || el.textContent),
+      );
     const reached = new Set<string>();
     for (let i = 0; i < 40; i++) {
       await page.keyboard.press("Tab");
       reached.add(
-        await page.evaluate(
-          () => document.activeElement?.id || document.activeElement?.textContent || "",
-        ),
+        await page.locator("html").evaluate((root) => {
+          const focused = root.ownerDocument.activeElement;
+          return focused?.id || focused?.textContent || "";
+        }),
       );
     }
     expect(controls.filter((c) => c !== null && !reached.has(c))).toEqual([]);
@@ -257,7 +261,7 @@ describeInBrowser("safety and reach in the browser", (browser) => {
       )
       .catch(() => {});
     await page.locator("article.prompt").waitFor();
-    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    const width = await page.locator("html").evaluate((root) => root.scrollWidth);
     expect(width).toBeLessThanOrEqual(360);
     await page.close();
   });

@@ -2,7 +2,7 @@ import { TurnState } from "@jp/coordinator";
 import { MockExecutor } from "@jp/coordinator/testing";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { createWebPrompts, type StandaloneWebPrompts } from "../../src/index.js";
-import { describeInBrowser, openPage } from "../support/browser.js";
+import { describeInBrowser, isFocused, openPage } from "../support/browser.js";
 import { conversation } from "../support/coordinator.js";
 
 let web: StandaloneWebPrompts;
@@ -41,7 +41,7 @@ describeInBrowser("permission and delivery prompts in the browser", (browser) =>
     const run = chat.run("shell", { cmd: "ls -la" });
     const heading = page.getByRole("heading", { name: "Run local tool shell?" });
     await heading.waitFor();
-    await expect.poll(() => heading.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expect.poll(() => isFocused(heading)).toBe(true);
     expect(await page.getByLabel("Arguments", { exact: true }).textContent()).toBe(
       '{\n  "cmd": "ls -la"\n}',
     );
@@ -111,7 +111,7 @@ describeInBrowser("permission and delivery prompts in the browser", (browser) =>
     const { chat } = shell("edit");
     const run = chat.run("shell", { cmd: "ls" });
     const editor = page.getByLabel("Arguments (a JSON object)");
-    await expect.poll(() => editor.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expect.poll(() => isFocused(editor)).toBe(true);
     await page.getByRole("button", { name: "Run with these arguments" }).click();
     expect((await run).responses[0]?.content).toBe('ran with {"cmd":"ls"}');
     await page.close();
@@ -137,7 +137,7 @@ describeInBrowser("permission and delivery prompts in the browser", (browser) =>
       "secret-free output of 1",
     );
     const deliver = page.getByRole("button", { name: "Deliver", exact: true });
-    await expect.poll(() => deliver.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expect.poll(() => isFocused(deliver)).toBe(true);
     await page.keyboard.press("Enter");
     expect((await run).responses[0]?.content).toBe("secret-free output of 1");
 

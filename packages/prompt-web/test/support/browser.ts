@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, chromium, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe } from "vitest";
 import type { StandaloneWebPrompts } from "../../src/index.js";
 
@@ -66,4 +66,10 @@ export async function waitUntil(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/** Whether `locator`'s element has the keyboard focus. */
+export function isFocused(locator: Locator): Promise<boolean> {
+  // Page code reaches the DOM through the element: this program is checked with Node's globals.
+  return locator.evaluate((el) => el === el.ownerDocument.activeElement);
 }

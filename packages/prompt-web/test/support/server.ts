@@ -1,5 +1,6 @@
-import type { PromptRequest } from "@jp/coordinator";
+import type { PromptRequest, QuestionPromptRequest } from "@jp/coordinator";
 import type { StandaloneWebPrompts } from "../../src/index.js";
+import type { BoardSnapshot } from "../../src/internal/prompt-board.js";
 
 /** The server's origin (`http://127.0.0.1:port`) and the API's base URL. */
 export function originOf(web: StandaloneWebPrompts): string {
@@ -92,7 +93,7 @@ export async function liveConnection(web: StandaloneWebPrompts) {
   };
 }
 
-export const TEXT_QUESTION: PromptRequest = {
+export const TEXT_QUESTION: QuestionPromptRequest = {
   kind: "question",
   tool_name: "ask_user",
   tool_call_id: "call_1",
@@ -100,3 +101,8 @@ export const TEXT_QUESTION: PromptRequest = {
   question: { id: "answer", text: "Name?", answer_type: { type: "text" } },
   controls: { remember: false, back: false, reply: false, end_turn: false },
 };
+
+/** The waiting prompts, as the page sees them. */
+export async function state(web: StandaloneWebPrompts): Promise<BoardSnapshot> {
+  return (await api(web, "state")).json() as Promise<BoardSnapshot>;
+}
