@@ -160,6 +160,10 @@ describe("requests that change state", () => {
     expect((await state(web)).conversations).toHaveLength(1);
     const post = await api(web, "state", { method: "POST", body: "{}" });
     expect(post.status).toBe(405);
+    // HEAD would open the live stream (and count as a page): only the page's files take it.
+    expect((await api(web, "events", { method: "HEAD" })).status).toBe(405);
+    expect(web.pagesConnected).toBe(0);
+    expect((await fetch(originOf(web), { method: "HEAD" })).status).toBe(200);
     abort.abort();
   });
 

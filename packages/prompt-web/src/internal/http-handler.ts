@@ -117,7 +117,8 @@ export class RequestHandler {
       this.#refuse(req, res, 404, "no such page or endpoint");
       return;
     }
-    const method = req.method === "HEAD" ? "GET" : req.method;
+    // HEAD is a GET without a body for the page's files only: on the API it would open a stream.
+    const method = req.method === "HEAD" && matching.every((r) => !r.api) ? "GET" : req.method;
     const route = matching.find((candidate) => candidate.method === method);
     if (route === undefined) {
       const allow = matching.map((candidate) => candidate.method).join(", ");

@@ -299,6 +299,21 @@ describeInBrowser("safety and reach in the browser", (browser) => {
     await page.close();
   });
 
+  it("two tabs show the same prompt; answered in one, it leaves the other", async () => {
+    const first = await openPage(browser(), web);
+    const second = await openPage(browser(), web);
+    expect(web.pagesConnected).toBe(2);
+    const { reply } = await openPrompt(web, TEXT_QUESTION);
+    await second.getByRole("heading", { name: "Name?" }).waitFor();
+    await first.getByLabel("Your answer").fill("Ada");
+    await first.getByRole("button", { name: "Answer" }).click();
+    expect(await reply).toEqual({ type: "answer", value: "Ada" });
+    await expect.poll(() => second.locator("article.prompt").count()).toBe(0);
+    expect(await second.locator("#idle").isVisible()).toBe(true);
+    await first.close();
+    await second.close();
+  });
+
   it("a closed tab is recorded as nobody there, not as the person's cancel", async () => {
     await web.close();
     web = await createWebPrompts({ disconnectGraceMs: 100 });
