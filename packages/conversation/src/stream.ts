@@ -9,8 +9,8 @@ import {
   type TurnStart,
 } from "./events.js";
 import { type Family, pairKey } from "./internal/pairing.js";
-import type { JsonObject, JsonValue } from "./json.js";
 import { turnWindows } from "./internal/turns.js";
+import type { JsonObject, JsonValue } from "./json.js";
 import { type SanitizeReport, sanitizeEvents } from "./sanitize.js";
 import { formatTimestamp } from "./timestamp.js";
 
@@ -178,8 +178,7 @@ export class ConversationStream {
 
   #currentTurn(): Balance | undefined {
     if (this.#balance !== undefined) return this.#balance;
-    const windows = turnWindows(this.#events);
-    const current = windows[windows.length - 1];
+    const current = lastTurnWindow(this.#events);
     if (current === undefined) return undefined;
     const balance: Balance = new Map();
     for (let i = current.start; i < current.end; i++) {
@@ -201,9 +200,25 @@ export class ConversationStream {
   }
 }
 
+// The last turn, found from the end: a long conversation costs no more than a short one. Only a
+// stream without any `turn_start` (written before JP recorded turns) needs the full split.
+function lastTurnWindow(
+  events: readonly StreamEvent[],
+): { start: number; end: number } | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    if ((events[i] as StreamEvent).type === "turn_start") return { start: i, end: events.length };
+  }
+  return turnWindows(events).at(-1);
+}
+
 // An own key even for `__proto__`: metadata keys come from disk.
 function setOwn(target: JsonObject, key: string, value: JsonValue): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(target, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
 }
 
 function refuseTurnStart(event: ConversationEvent): StreamError | undefined {

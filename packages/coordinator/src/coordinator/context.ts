@@ -150,6 +150,8 @@ export async function showPrompt<R extends PromptRequest>(
         // The person answered while the turn was suspended: apply it in this prompt's place.
         ctx.stored.delete(promptId);
         hooks.onReply?.(stored);
+        endedTurn = endsTurn(request, stored);
+        if (endedTurn) ctx.endTurn();
         return stored;
       }
       if (suspends || backend === undefined) return leave();
