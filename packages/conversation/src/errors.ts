@@ -25,13 +25,43 @@ export interface StreamError {
   readonly id?: string;
 }
 
-/** Why the file store could not load or save a conversation. */
-export interface StoreError {
-  readonly kind: "not-found" | "corrupt" | "io";
+/**
+ * Why the file store could not load or save a conversation, by `kind`:
+ * - `not-found`: a file the conversation needs is missing;
+ * - `corrupt`: a file is not what JP writes;
+ * - `io`: the file system refused (permissions, a file where a directory belongs, …);
+ * - `invalid-id`: a conversation name that is not JP's `<id>` or `<id>-<slug>`;
+ * - `unsafe-path`: a symbolic link (or special file) where a conversation's directory or files
+ *   belong; it is never followed;
+ * - `locked`: another writer held the conversation's save lock for too long;
+ * - `conflict` ({@link StoreConflict}): the files changed since the conversation was loaded.
+ */
+export type StoreError = StoreFailure | StoreConflict;
+
+/** Every {@link StoreError} but a conflict. */
+export interface StoreFailure {
+  readonly kind: "not-found" | "corrupt" | "io" | "invalid-id" | "unsafe-path" | "locked";
   /** The file or directory concerned. */
   readonly path: string;
   readonly message: string;
   readonly cause?: unknown;
+}
+
+/**
+ * A save refused because the conversation's files are not the revision the saver expected:
+ * another writer saved in between (or, for a new conversation, one already exists there).
+ * Nothing was written. Load the conversation again, apply the change to it, and save that.
+ */
+export interface StoreConflict {
+  readonly kind: "conflict";
+  /** The conversation's directory. */
+  readonly path: string;
+  readonly message: string;
+  /** The revision the save expected (`null`: no conversation there). */
+  readonly expectedRevision: string | null;
+  /** The revision found on disk (`null`: no conversation there). */
+  readonly currentRevision: string | null;
+  readonly cause?: undefined;
 }
 
 /** Formats a JSON path the way error messages show it: `events[3].question.text`. */

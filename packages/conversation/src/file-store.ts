@@ -1,13 +1,31 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import type { Stats } from "node:fs";
+import { mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { err, ok, type Result } from "neverthrow";
+import { err, ok, Result } from "neverthrow";
 import { z } from "zod";
 import { decodeEvent, encodeEvent } from "./codec.js";
+import { conversationNameProblem, isConversationName } from "./conversation-name.js";
 import type { StoreError } from "./errors.js";
 import { isConfigDelta, type StreamEvent } from "./events.js";
 import { fromDisk, toDisk } from "./internal/at-rest.js";
 import { keepUnknownKeys } from "./internal/keep-unknown-keys.js";
+import { type ConversationBytes, revisionOf } from "./internal/revision.js";
+import {
+  codeOf,
+  describe,
+  ensureRealDirectory,
+  readRegularFile,
+  realDirectory,
+  sameEntry,
+  unsafe,
+} from "./internal/safe-fs.js";
+import {
+  acquireSaveLock,
+  holdsSaveLock,
+  releaseSaveLock,
+  type SaveLock,
+} from "./internal/save-lock.js";
+import { removeStaleTempFiles, tempPathFor } from "./internal/temp-files.js";
 import { isPlainObject, type JsonObject, jsonObjectSchema } from "./json.js";
 import { ConversationStream } from "./stream.js";
 import { formatTimestamp } from "./timestamp.js";
@@ -41,9 +59,36 @@ export interface StoredConversation {
   baseConfig: JsonObject | undefined;
   readonly layout: ConversationLayout;
   readonly stream: ConversationStream;
+  /**
+   * The revision of the files this conversation was loaded from (or last saved to by
+   * {@link FileConversationStore.save}); absent for a conversation not yet saved. An opaque
+   * token: compare with `===`. {@link FileConversationStore.save} refuses to write over files
+   * of any other revision.
+   */
+  revision?: string;
+}
+
+/** Options of {@link FileConversationStore.save} and {@link saveConversation}. */
+export interface SaveOptions {
+  /**
+   * The revision the files must have for the save to go ahead (`null`: no conversation may be
+   * there yet); otherwise the save is a `conflict` error and writes nothing.
+   * {@link FileConversationStore.save} defaults it to `conversation.revision ?? null`;
+   * {@link saveConversation} checks nothing unless it is given.
+   */
+  readonly expectedRevision?: string | null;
+  /** How long to wait for another writer of the same conversation to finish (default 10 s). */
+  readonly lockTimeoutMs?: number;
+}
+
+/** What a successful save wrote. */
+export interface SaveResult {
+  /** The revision of the files as this save left them. */
+  readonly revision: string;
 }
 
 const FILES = { metadata: "metadata.json", baseConfig: "base_config.json", events: "events.json" };
+const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 
 // The on-disk JSON each loaded event came from: an event nobody replaced is saved exactly as it
 // was read, so strings that were not base64 on disk stay that way.
@@ -52,41 +97,112 @@ const readFrom = new WeakMap<StreamEvent, unknown>();
 /**
  * Reads and writes conversations in JP's directory layout (`metadata.json`, `base_config.json`,
  * `events.json`), with tool arguments, tool results and metadata strings base64-encoded at rest.
- * Every write is atomic (a temporary file renamed over the old one).
+ *
+ * Only names in JP's grammar (see {@link isConversationName}) reach the file system, and no
+ * symbolic link is followed below the root, so nothing outside the root is read or written.
+ * Every write is atomic (a temporary file renamed over the old one), and saves are
+ * compare-and-write: a save fails with a `conflict` error, writing nothing, when the files
+ * changed since the conversation was loaded, also when another process changed them.
  *
  * @example
  * const store = new FileConversationStore(".jp/conversations");
  * const loaded = await store.load("17727484633-preventing-rfd-summary-regeneration-churn");
- * if (loaded.isOk()) console.log(loaded.value.stream.turns().length);
+ * if (loaded.isOk()) {
+ *   loaded.value.stream.startTurn("And now?");
+ *   const saved = await store.save(loaded.value); // Err({ kind: "conflict" }) if someone saved since
+ * }
  */
 export class FileConversationStore {
   /** @param root The directory holding one sub-directory per conversation. */
   constructor(readonly root: string) {}
 
-  /** The names of the conversation directories under the root (empty if it does not exist). */
+  /**
+   * The names of the conversation directories under the root, sorted (empty if the root does
+   * not exist). Entries that are not directories, symbolic links, hidden entries and names
+   * outside JP's grammar are left out.
+   */
   async list(): Promise<Result<string[], StoreError>> {
     try {
       const entries = await readdir(this.root, { withFileTypes: true });
       return ok(
         entries
-          .filter((e) => e.isDirectory() && !e.name.startsWith("."))
+          .filter((e) => e.isDirectory() && isConversationName(e.name))
           .map((e) => e.name)
           .sort(),
       );
     } catch (cause) {
-      if (isNotFound(cause)) return ok([]);
+      if (codeOf(cause) === "ENOENT") return ok([]);
       return err({ kind: "io", path: this.root, message: `cannot list ${this.root}`, cause });
     }
   }
 
-  /** Loads the conversation in directory `name` under the root. */
-  load(name: string): Promise<Result<StoredConversation, StoreError>> {
-    return loadConversation(join(this.root, name));
+  /**
+   * Loads the conversation in directory `name` under the root. Its `revision` is that of the
+   * files read. A name outside JP's grammar is an `invalid-id` error and a symbolic link for the
+   * directory or one of its files an `unsafe-path` error; neither is followed.
+   */
+  async load(name: string): Promise<Result<StoredConversation, StoreError>> {
+    const dir = await this.#existingDir(name);
+    if (dir.isErr()) return err(dir.error);
+    const loaded = await loadConversation(dir.value.path);
+    if (loaded.isErr() || dir.value.stats === undefined) return loaded;
+    // The directory swapped for another (a link) while it was read: its content is not returned.
+    const after = await realDirectory(dir.value.path);
+    if (after.isErr()) return err(after.error);
+    if (after.value === undefined || !sameEntry(after.value, dir.value.stats)) {
+      return err(unsafe(dir.value.path, "was replaced while it was read"));
+    }
+    return loaded;
   }
 
-  /** Writes a conversation into its directory under the root, creating it if needed. */
-  save(conversation: StoredConversation): Promise<Result<void, StoreError>> {
-    return saveConversation(join(this.root, conversation.name), conversation);
+  /**
+   * The current revision of the conversation's files (`null` if there is no conversation of
+   * that name), to tell whether anyone saved since a load without loading again.
+   */
+  async revision(name: string): Promise<Result<string | null, StoreError>> {
+    const dir = await this.#existingDir(name);
+    if (dir.isErr()) return err(dir.error);
+    if (dir.value.stats === undefined) return ok(null);
+    const files = await readConversationBytes(dir.value.path, true);
+    return files.map(revisionOf);
+  }
+
+  /**
+   * Writes a conversation into its directory under the root, creating it if needed, if and only
+   * if its files are still at `options.expectedRevision`, by default `conversation.revision`
+   * (for a conversation never saved: that no conversation of that name exists). Otherwise it is
+   * a `conflict` error and nothing is written: load again, apply the change, save. On success
+   * `conversation.revision` is set to the new revision, so the same object can be saved again.
+   * The compare and the write happen under a lock file in the conversation's directory, so two
+   * processes saving at once cannot both succeed from the same revision.
+   */
+  async save(
+    conversation: StoredConversation,
+    options: SaveOptions = {},
+  ): Promise<Result<SaveResult, StoreError>> {
+    const problem = conversationNameProblem(conversation.name);
+    const path = join(this.root, String(conversation.name));
+    if (problem !== undefined)
+      return err({ kind: "invalid-id", path: this.root, message: problem });
+    try {
+      await mkdir(this.root, { recursive: true });
+    } catch (cause) {
+      return err({
+        kind: "io",
+        path: this.root,
+        message: `cannot create ${this.root}: ${describe(cause)}`,
+        cause,
+      });
+    }
+    const dir = await ensureRealDirectory(path);
+    if (dir.isErr()) return err(dir.error);
+    const expectedRevision =
+      options.expectedRevision !== undefined
+        ? options.expectedRevision
+        : (conversation.revision ?? null);
+    const saved = await writeConversation(path, conversation, { ...options, expectedRevision });
+    if (saved.isOk()) conversation.revision = saved.value.revision;
+    return saved;
   }
 
   /**
@@ -107,6 +223,19 @@ export class FileConversationStore {
       stream: ConversationStream.empty(),
     };
   }
+
+  // The conversation's directory: a checked name, and the directory itself (no link) if present.
+  async #existingDir(
+    name: string,
+  ): Promise<Result<{ path: string; stats: Stats | undefined }, StoreError>> {
+    const problem = conversationNameProblem(name);
+    if (problem !== undefined)
+      return err({ kind: "invalid-id", path: this.root, message: problem });
+    const path = join(this.root, name);
+    const stats = await realDirectory(path);
+    if (stats.isErr()) return err(stats.error);
+    return ok({ path, stats: stats.value });
+  }
 }
 
 /** The base configuration of a conversation, from `base_config.json` or a legacy leading delta. */
@@ -116,17 +245,24 @@ export function baseConfigOf(conversation: StoredConversation): JsonObject | und
   return first !== undefined && isConfigDelta(first) ? first.delta : undefined;
 }
 
-/** Loads the conversation stored in `dir`. Missing or corrupt files are `Err`s naming the file. */
+/**
+ * Loads the conversation stored in `dir`. Missing or corrupt files are `Err`s naming the file;
+ * a symbolic link in place of one of its files is an `unsafe-path` error (never followed).
+ */
 export async function loadConversation(
   dir: string,
 ): Promise<Result<StoredConversation, StoreError>> {
-  const metadataJson = await readJson(join(dir, FILES.metadata));
+  const metadataBytes = await readRequired(join(dir, FILES.metadata));
+  if (metadataBytes.isErr()) return err(metadataBytes.error);
+  const metadataJson = parseJson(join(dir, FILES.metadata), metadataBytes.value);
   if (metadataJson.isErr()) return err(metadataJson.error);
   const metadata = conversationMetadataSchema.safeParse(metadataJson.value);
   if (!metadata.success) {
     return err(corrupt(join(dir, FILES.metadata), metadata.error.issues[0]?.message));
   }
-  const eventsJson = await readJson(join(dir, FILES.events));
+  const eventsBytes = await readRequired(join(dir, FILES.events));
+  if (eventsBytes.isErr()) return err(eventsBytes.error);
+  const eventsJson = parseJson(join(dir, FILES.events), eventsBytes.value);
   if (eventsJson.isErr()) return err(eventsJson.error);
   const stream = decodeStoredEvents(join(dir, FILES.events), eventsJson.value);
   if (stream.isErr()) return err(stream.error);
@@ -136,43 +272,135 @@ export async function loadConversation(
   const first = stream.value.events[0];
   let layout: ConversationLayout =
     first !== undefined && isConfigDelta(first) ? "legacy_config_delta" : "base_config";
-  const baseJson = await readJson(join(dir, FILES.baseConfig));
-  if (baseJson.isOk()) {
+  const baseBytes = await readRegularFile(join(dir, FILES.baseConfig));
+  if (baseBytes.isErr()) return err(baseBytes.error);
+  if (baseBytes.value !== undefined) {
+    const baseJson = parseJson(join(dir, FILES.baseConfig), baseBytes.value);
+    if (baseJson.isErr()) return err(baseJson.error);
     const parsed = jsonObjectSchema.safeParse(baseJson.value);
     if (!parsed.success) return err(corrupt(join(dir, FILES.baseConfig), "expected a JSON object"));
     baseConfig = parsed.data;
     layout = "base_config";
-  } else if (baseJson.error.kind !== "not-found") {
-    return err(baseJson.error);
   }
   const name = dir.split(/[\\/]/).filter(Boolean).pop() ?? dir;
-  return ok({ name, metadata: metadata.data, baseConfig, layout, stream: stream.value });
+  const revision = revisionOf({
+    metadata: metadataBytes.value,
+    baseConfig: baseBytes.value,
+    events: eventsBytes.value,
+  }) as string;
+  return ok({ name, metadata: metadata.data, baseConfig, layout, stream: stream.value, revision });
 }
 
-/** Writes `conversation` into `dir` (created if needed), each file atomically. */
+/**
+ * Writes `conversation` into `dir` (created if needed), each file atomically, under the
+ * directory's save lock. With `options.expectedRevision` it is a compare-and-write like
+ * {@link FileConversationStore.save}; without, it overwrites whatever is there. Temporary files
+ * left by writers that died mid-save are removed. `conversation` is not changed: the new
+ * revision is in the result.
+ */
 export async function saveConversation(
   dir: string,
   conversation: StoredConversation,
-): Promise<Result<void, StoreError>> {
+  options: SaveOptions = {},
+): Promise<Result<SaveResult, StoreError>> {
   try {
     await mkdir(dir, { recursive: true });
+  } catch (cause) {
+    return err(saveFailed(dir, cause));
+  }
+  return writeConversation(dir, conversation, options);
+}
+
+async function writeConversation(
+  dir: string,
+  conversation: StoredConversation,
+  options: SaveOptions,
+): Promise<Result<SaveResult, StoreError>> {
+  const { expectedRevision } = options;
+  const lock = await acquireSaveLock(dir, options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS);
+  if (lock.isErr()) return err(lock.error);
+  try {
+    const current = await readConversationBytes(dir, expectedRevision !== undefined);
+    if (current.isErr()) return err(current.error);
+    if (expectedRevision !== undefined) {
+      const found = revisionOf(current.value);
+      if (found !== expectedRevision) return err(conflict(dir, expectedRevision, found));
+    }
+    await removeStaleTempFiles(dir);
     const events = conversation.stream.events.map(
       (event) => readFrom.get(event) ?? toDisk(encodeEvent(event)),
     );
-    await writeJsonAtomic(join(dir, FILES.events), events);
-    if (conversation.layout === "base_config" && conversation.baseConfig !== undefined) {
-      await writeJsonAtomic(join(dir, FILES.baseConfig), conversation.baseConfig);
-    }
-    await writeJsonAtomic(join(dir, FILES.metadata), conversation.metadata);
-    return ok(undefined);
+    const writeBase =
+      conversation.layout === "base_config" && conversation.baseConfig !== undefined;
+    const files: ConversationBytes = {
+      events: jsonBytes(events),
+      baseConfig: writeBase ? jsonBytes(conversation.baseConfig) : current.value.baseConfig,
+      metadata: jsonBytes(conversation.metadata),
+    };
+    const written = await commitFiles(dir, files, writeBase, lock.value);
+    if (written.isErr()) return err(written.error);
+    return ok({ revision: revisionOf(files) as string });
   } catch (cause) {
-    return err({
-      kind: "io",
-      path: dir,
-      message: `cannot save the conversation in ${dir}: ${describe(cause)}`,
-      cause,
-    });
+    return err(saveFailed(dir, cause));
+  } finally {
+    await releaseSaveLock(lock.value);
   }
+}
+
+// Every file is written beside its target first; the renames follow only while the lock is
+// still this writer's, so a crash leaves either the old or the new file, never half of one.
+async function commitFiles(
+  dir: string,
+  files: ConversationBytes,
+  writeBase: boolean,
+  lock: SaveLock,
+): Promise<Result<void, StoreError>> {
+  const order: [string, Buffer | undefined][] = [
+    [FILES.events, files.events],
+    [FILES.baseConfig, writeBase ? files.baseConfig : undefined],
+    [FILES.metadata, files.metadata],
+  ];
+  const temps: [temp: string, target: string][] = [];
+  try {
+    for (const [file, bytes] of order) {
+      if (bytes === undefined) continue;
+      const target = join(dir, file);
+      const temp = tempPathFor(target);
+      temps.push([temp, target]);
+      await writeFile(temp, bytes, { flag: "wx" });
+    }
+    if (!(await holdsSaveLock(lock))) {
+      return err({
+        kind: "locked",
+        path: lock.path,
+        message: `the save lock of ${dir} was taken over while saving; nothing was written`,
+      });
+    }
+    for (const [temp, target] of temps) await rename(temp, target);
+    return ok(undefined);
+  } finally {
+    for (const [temp] of temps) await rm(temp, { force: true });
+  }
+}
+
+// The conversation's files as they are on disk now (`all`: also those a save would overwrite,
+// to compute the revision).
+async function readConversationBytes(
+  dir: string,
+  all: boolean,
+): Promise<Result<ConversationBytes, StoreError>> {
+  const read = async (file: string): Promise<Result<Buffer | undefined, StoreError>> =>
+    all || file === FILES.baseConfig ? readRegularFile(join(dir, file)) : ok(undefined);
+  const [metadata, baseConfig, events] = await Promise.all([
+    read(FILES.metadata),
+    read(FILES.baseConfig),
+    read(FILES.events),
+  ]);
+  return Result.combine([metadata, baseConfig, events]).map(([m, b, e]) => ({
+    metadata: m,
+    baseConfig: b,
+    events: e,
+  }));
 }
 
 function decodeStoredEvents(path: string, json: unknown): Result<ConversationStream, StoreError> {
@@ -196,44 +424,53 @@ function decodeStoredEvents(path: string, json: unknown): Result<ConversationStr
   return ok(ConversationStream.from(events));
 }
 
-async function readJson(path: string): Promise<Result<unknown, StoreError>> {
-  let text: string;
+async function readRequired(path: string): Promise<Result<Buffer, StoreError>> {
+  const bytes = await readRegularFile(path);
+  if (bytes.isErr()) return err(bytes.error);
+  if (bytes.value === undefined)
+    return err({ kind: "not-found", path, message: `${path} does not exist` });
+  return ok(bytes.value);
+}
+
+function parseJson(path: string, bytes: Buffer): Result<unknown, StoreError> {
   try {
-    text = await readFile(path, "utf-8");
-  } catch (cause) {
-    if (isNotFound(cause))
-      return err({ kind: "not-found", path, message: `${path} does not exist`, cause });
-    return err({ kind: "io", path, message: `cannot read ${path}: ${describe(cause)}`, cause });
-  }
-  try {
-    return ok(JSON.parse(text));
+    return ok(JSON.parse(bytes.toString("utf-8")));
   } catch (cause) {
     return err(corrupt(path, `not valid JSON (${describe(cause)})`));
   }
 }
 
-// Written beside the target and renamed over it, so a crash never leaves a half-written file.
-async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
-  const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-  try {
-    await writeFile(temp, `${JSON.stringify(value, null, 2)}\n`, "utf-8");
-    await rename(temp, path);
-  } catch (cause) {
-    await rm(temp, { force: true });
-    throw cause;
-  }
+function jsonBytes(value: unknown): Buffer {
+  return Buffer.from(`${JSON.stringify(value, null, 2)}\n`, "utf-8");
 }
 
 function corrupt(path: string, reason: string | undefined): StoreError {
   return { kind: "corrupt", path, message: `${path} is corrupt: ${reason ?? "unexpected shape"}` };
 }
 
-function isNotFound(cause: unknown): boolean {
-  return (cause as { code?: unknown } | null)?.code === "ENOENT";
+function conflict(dir: string, expected: string | null, found: string | null): StoreError {
+  const what =
+    expected === null
+      ? `${dir} already holds a conversation`
+      : found === null
+        ? `the conversation in ${dir} is gone (moved or deleted) since it was loaded`
+        : `the conversation in ${dir} was saved by another writer since it was loaded`;
+  return {
+    kind: "conflict",
+    path: dir,
+    message: `${what}; nothing was written: load it again, apply the change and save that`,
+    expectedRevision: expected,
+    currentRevision: found,
+  };
 }
 
-function describe(cause: unknown): string {
-  return cause instanceof Error ? cause.message : String(cause);
+function saveFailed(dir: string, cause: unknown): StoreError {
+  return {
+    kind: "io",
+    path: dir,
+    message: `cannot save the conversation in ${dir}: ${describe(cause)}`,
+    cause,
+  };
 }
 
 function slugify(title: string): string {

@@ -1,7 +1,15 @@
 // The public API of @jp/conversation: every exported name below is a commitment.
 export type { EncodeOptions, EventFields } from "./codec.js";
 export { createEvent, decodeEvent, encodeEvent } from "./codec.js";
-export type { DecodeError, JsonPath, StoreError, StreamError } from "./errors.js";
+export { isConversationName } from "./conversation-name.js";
+export type {
+  DecodeError,
+  JsonPath,
+  StoreConflict,
+  StoreError,
+  StoreFailure,
+  StreamError,
+} from "./errors.js";
 export { formatPath } from "./errors.js";
 export type {
   ChatRequest,
@@ -27,6 +35,8 @@ export {
 export type {
   ConversationLayout,
   ConversationMetadata,
+  SaveOptions,
+  SaveResult,
   StoredConversation,
 } from "./file-store.js";
 export {

@@ -28,6 +28,7 @@ describe("the public barrel", () => {
       "inquiryResponseLine",
       "isConfigDelta",
       "isConversationEvent",
+      "isConversationName",
       "isEventOfType",
       "isKnownCancellationReason",
       "loadConversation",
