@@ -47,17 +47,19 @@ export class ConversationStream {
 
   /** A stream of already-typed events, taken as they are (no validation). */
   static from(events: readonly StreamEvent[]): ConversationStream {
-    return new ConversationStream([...events]);
+    return new ConversationStream(withRoom(events));
   }
 
   /** Decodes the array of `events.json`. Never throws; the error names the failing event. */
   static decode(json: unknown): Result<ConversationStream, DecodeError> {
     if (!Array.isArray(json)) return err(decodeError([], "expected an array of events"));
-    const events: StreamEvent[] = new Array(json.length);
+    // Built by pushing, so the array has room to grow: the first append to a long conversation
+    // does not copy it.
+    const events: StreamEvent[] = [];
     for (let i = 0; i < json.length; i++) {
       const decoded = decodeEvent(json[i], [i]);
       if (decoded.isErr()) return err(decoded.error);
-      events[i] = decoded.value;
+      events.push(decoded.value);
     }
     return ok(new ConversationStream(events));
   }
@@ -97,7 +99,7 @@ export class ConversationStream {
 
   /** A copy that can be changed without touching this stream (events are shared, immutable). */
   clone(): ConversationStream {
-    return new ConversationStream([...this.#events]);
+    return new ConversationStream(withRoom(this.#events));
   }
 
   /**
@@ -198,6 +200,15 @@ export class ConversationStream {
     this.#balance = undefined;
     return report;
   }
+}
+
+// A copy with room to grow: growing an exactly-sized array of 100,000 events on the first append
+// copies it again, which would make appending to a long conversation cost more than a short one.
+function withRoom(events: readonly StreamEvent[]): StreamEvent[] {
+  const copy = events.slice();
+  copy.push(undefined as never);
+  copy.pop();
+  return copy;
 }
 
 // The last turn, found from the end: a long conversation costs no more than a short one. Only a
