@@ -151,7 +151,9 @@ const shots: { name: string; request: PromptRequest; width?: number; after?: str
   },
 ];
 
-const web = await createWebPrompts();
+const started = await createWebPrompts();
+if (started.isErr()) throw new Error(started.error.message);
+const web = started.value;
 const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true });
 try {
   for (const shot of shots) {

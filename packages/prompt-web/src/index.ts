@@ -1,4 +1,5 @@
 // The public API of @jp/prompt-web: every name exported here is public, nothing else is.
+export type { WebPromptsError } from "./errors.js";
 export type { WebPromptOutcome, WebPromptsEvents } from "./events.js";
 export type {
   StandaloneWebPrompts,

@@ -2,6 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { PromptBackend } from "@jp/coordinator";
 import { EventEmitter } from "eventemitter3";
+import { err, ok, type Result } from "neverthrow";
+import type { WebPromptsError } from "./errors.js";
 import type { WebPromptsEvents } from "./events.js";
 import { newToken, sendJson } from "./internal/http-guards.js";
 import { RequestHandler } from "./internal/http-handler.js";
@@ -120,11 +122,14 @@ export function createWebPromptHandler(options: WebPromptsOptions = {}): WebProm
 
 /**
  * Starts the prompt page on its own HTTP server (127.0.0.1 and a free port unless told
- * otherwise) and resolves once it listens. Open {@link StandaloneWebPrompts.url} in a browser.
+ * otherwise) and resolves once it listens, or with a `listen` error when the address cannot be
+ * taken. Open {@link StandaloneWebPrompts.url} in a browser.
  *
  * @example
  * ```ts
- * const web = await createWebPrompts({ port: 8123 });
+ * const started = await createWebPrompts({ port: 8123 });
+ * if (started.isErr()) throw new Error(started.error.message);
+ * const web = started.value;
  * console.log(`Answer prompts at ${web.url}`);
  * const coordinator = new ToolCoordinator({ stream, tools, executors, prompts: web.backend() });
  * // …
@@ -133,17 +138,41 @@ export function createWebPromptHandler(options: WebPromptsOptions = {}): WebProm
  */
 export async function createWebPrompts(
   options: StandaloneWebPromptsOptions = {},
-): Promise<StandaloneWebPrompts> {
+): Promise<Result<StandaloneWebPrompts, WebPromptsError>> {
   const { port = 0, host = "127.0.0.1", ...rest } = options;
   const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+  // Options are checked before anything listens: a bad one is a programming error and throws.
+  const prompts = new StandaloneWebPromptsImpl(rest, server, host);
+  const listening = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
+    server.once("error", resolve);
     server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve();
+      server.off("error", resolve);
+      resolve(undefined);
     });
   });
-  return new StandaloneWebPromptsImpl(rest, server, host);
+  if (listening !== undefined) {
+    prompts.close();
+    return err(listenError(host, port, listening));
+  }
+  prompts.listening();
+  return ok(prompts);
+}
+
+/** Words for the errors Node reports when it cannot listen. */
+const LISTEN_PROBLEMS: Readonly<Record<string, string>> = {
+  EADDRINUSE: "the port is in use",
+  EACCES: "permission denied (ports below 1024 need privileges)",
+  EADDRNOTAVAIL: "this machine has no such address",
+};
+
+function listenError(host: string, port: number, error: NodeJS.ErrnoException): WebPromptsError {
+  const code = error.code;
+  const problem = (code === undefined ? undefined : LISTEN_PROBLEMS[code]) ?? error.message;
+  return {
+    kind: "listen",
+    message: `could not listen on ${urlHost(host)}:${port}: ${problem}${code === undefined ? "" : ` (${code})`}`,
+    ...(code === undefined ? {} : { code }),
+  };
 }
 
 class WebPromptsImpl extends EventEmitter<WebPromptsEvents> implements WebPrompts {
@@ -226,17 +255,28 @@ class WebPromptsImpl extends EventEmitter<WebPromptsEvents> implements WebPrompt
 }
 
 class StandaloneWebPromptsImpl extends WebPromptsImpl implements StandaloneWebPrompts {
-  readonly url: string;
   readonly server: Server;
+  readonly #host: string;
+  #url: string | undefined;
 
   constructor(options: WebPromptsOptions, server: Server, host: string) {
     super(options);
     this.server = server;
-    const { port } = server.address() as AddressInfo;
-    this.url = `http://${urlHost(host)}:${port}${this.pagePath}`;
+    this.#host = host;
     server.on("request", (req, res) => {
       this.handle(req, res, () => notFound(this, req, res));
     });
+  }
+
+  get url(): string {
+    if (this.#url === undefined) throw new Error("the prompt server is not listening yet");
+    return this.#url;
+  }
+
+  /** Called once the server listens: the link needs the port it got. */
+  listening(): void {
+    const { port } = this.server.address() as AddressInfo;
+    this.#url = `http://${urlHost(this.#host)}:${port}${this.pagePath}`;
   }
 
   override async close(): Promise<void> {

@@ -9,13 +9,14 @@ import {
   type WebPromptsEvents,
 } from "../src/index.js";
 import { api, openPrompt, originOf, postReply, state, TEXT_QUESTION } from "./support/server.js";
+import { startWebPrompts } from "./support/start.js";
 
 type Refusal = Parameters<WebPromptsEvents["request-refused"]>[0];
 
 let web: StandaloneWebPrompts;
 let refusals: Refusal[];
 beforeEach(async () => {
-  web = await createWebPrompts({ waitForPageMs: Number.POSITIVE_INFINITY, maxBodyBytes: 4096 });
+  web = await startWebPrompts({ waitForPageMs: Number.POSITIVE_INFINITY, maxBodyBytes: 4096 });
   refusals = [];
   web.on("request-refused", (event) => refusals.push(event));
 });
@@ -140,7 +141,7 @@ describe("requests that change state", () => {
 
   it("accepts an origin the host allowed", async () => {
     await web.close();
-    web = await createWebPrompts({ allowedOrigins: ["https://app.example"], waitForPageMs: 5000 });
+    web = await startWebPrompts({ allowedOrigins: ["https://app.example"], waitForPageMs: 5000 });
     const { id, reply } = await openPrompt(web, TEXT_QUESTION);
     const response = await postReply(
       web,
@@ -293,6 +294,27 @@ describe("mounted in a host's server", () => {
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     expect(await (await fetch(`${origin}/`)).text()).toContain("<title>Prompts</title>");
     prompts.close();
+  });
+});
+
+describe("starting", () => {
+  it("a port in use is a listen error, not an exception", async () => {
+    const port = Number(new URL(web.url).port);
+    const again = await createWebPrompts({ port });
+    expect(again.isErr() && again.error).toEqual({
+      kind: "listen",
+      message: `could not listen on 127.0.0.1:${port}: the port is in use (EADDRINUSE)`,
+      code: "EADDRINUSE",
+    });
+  });
+
+  it("an address this machine does not have is a listen error", async () => {
+    const started = await createWebPrompts({ host: "192.0.2.1" });
+    expect(started.isErr() && started.error.code).toBe("EADDRNOTAVAIL");
+  });
+
+  it("bad options throw before anything listens", async () => {
+    await expect(createWebPrompts({ basePath: "nope" })).rejects.toThrow(TypeError);
   });
 });
 

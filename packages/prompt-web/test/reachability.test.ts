@@ -1,8 +1,9 @@
 import { HumanUnreachableError } from "@jp/coordinator";
 import { afterEach, describe, expect, it } from "vitest";
-import { createWebPrompts, type StandaloneWebPrompts } from "../src/index.js";
+import type { StandaloneWebPrompts } from "../src/index.js";
 import { conversation, inquiryTrail } from "./support/coordinator.js";
 import { liveConnection, openPrompt, postReply, TEXT_QUESTION } from "./support/server.js";
+import { startWebPrompts } from "./support/start.js";
 
 let web: StandaloneWebPrompts;
 afterEach(async () => {
@@ -13,13 +14,13 @@ const ASK_NAME = { question: "Name?", answer_type: "text" };
 
 describe("whether a person is reachable", () => {
   it("is not reachable with no page open (by default nobody is waited for)", async () => {
-    web = await createWebPrompts();
+    web = await startWebPrompts();
     expect(await web.backend().isHumanReachable()).toBe(false);
     expect(web.pagesConnected).toBe(0);
   });
 
   it("is reachable while a page is connected, and not after it closed and the grace passed", async () => {
-    web = await createWebPrompts({ disconnectGraceMs: 50 });
+    web = await startWebPrompts({ disconnectGraceMs: 50 });
     const page = await liveConnection(web);
     expect(page.response.status).toBe(200);
     expect(page.response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
@@ -34,7 +35,7 @@ describe("whether a person is reachable", () => {
   });
 
   it("waits up to waitForPageMs for a page to open", async () => {
-    web = await createWebPrompts({ waitForPageMs: 5000 });
+    web = await startWebPrompts({ waitForPageMs: 5000 });
     const reachable = web.backend().isHumanReachable();
     const page = await liveConnection(web);
     expect(await reachable).toBe(true);
@@ -42,7 +43,7 @@ describe("whether a person is reachable", () => {
   });
 
   it("waitForPage resolves true on a page, false on timeout or abort", async () => {
-    web = await createWebPrompts();
+    web = await startWebPrompts();
     expect(await web.waitForPage({ timeoutMs: 20 })).toBe(false);
     const abort = new AbortController();
     const aborted = web.waitForPage({ signal: abort.signal });
@@ -57,14 +58,14 @@ describe("whether a person is reachable", () => {
 
 describe("a prompt nobody can answer", () => {
   it("rejects with HumanUnreachableError when no page is open", async () => {
-    web = await createWebPrompts();
+    web = await startWebPrompts();
     const { reply } = await openPrompt(web, TEXT_QUESTION);
     await expect(reply).rejects.toThrow(HumanUnreachableError);
     await expect(reply).rejects.toThrow("no prompt page is open");
   });
 
   it("survives a reload: a page that comes back within the grace still gets the prompt", async () => {
-    web = await createWebPrompts({ disconnectGraceMs: 2000 });
+    web = await startWebPrompts({ disconnectGraceMs: 2000 });
     const first = await liveConnection(web);
     const { id, reply } = await openPrompt(web, TEXT_QUESTION);
     await first.close();
@@ -77,7 +78,7 @@ describe("a prompt nobody can answer", () => {
   });
 
   it("rejects as unreachable when the page closed and did not come back", async () => {
-    web = await createWebPrompts({ disconnectGraceMs: 30 });
+    web = await startWebPrompts({ disconnectGraceMs: 30 });
     const page = await liveConnection(web);
     const { reply } = await openPrompt(web, TEXT_QUESTION);
     await page.close();
@@ -87,7 +88,7 @@ describe("a prompt nobody can answer", () => {
   });
 
   it("the coordinator records a closed page as a backend failure, never as the person's cancel", async () => {
-    web = await createWebPrompts({ disconnectGraceMs: 30 });
+    web = await startWebPrompts({ disconnectGraceMs: 30 });
     const page = await liveConnection(web);
     const chat = conversation(web.backend());
     const run = chat.run("ask_user", ASK_NAME);
@@ -102,7 +103,7 @@ describe("a prompt nobody can answer", () => {
   });
 
   it("with no page at all, the coordinator applies the detached policy and asks nobody", async () => {
-    web = await createWebPrompts();
+    web = await startWebPrompts();
     const opened: unknown[] = [];
     web.on("prompt-opened", (event) => opened.push(event));
     const chat = conversation(web.backend());
@@ -115,7 +116,7 @@ describe("a prompt nobody can answer", () => {
   });
 
   it("closing the server fails open prompts as unreachable", async () => {
-    web = await createWebPrompts({ waitForPageMs: Number.POSITIVE_INFINITY });
+    web = await startWebPrompts({ waitForPageMs: Number.POSITIVE_INFINITY });
     const { reply } = await openPrompt(web, TEXT_QUESTION);
     await web.close();
     await expect(reply).rejects.toThrow(new HumanUnreachableError("the prompt page was shut down"));
@@ -127,7 +128,7 @@ describe("a prompt nobody can answer", () => {
 
 describe("prompts on the board", () => {
   it("an aborted prompt resolves cancelled and leaves every page", async () => {
-    web = await createWebPrompts();
+    web = await startWebPrompts();
     const page = await liveConnection(web);
     const { reply, abort } = await openPrompt(web, TEXT_QUESTION);
     abort.abort();
@@ -138,7 +139,7 @@ describe("prompts on the board", () => {
   });
 
   it("a signal that aborted before asking resolves cancelled without showing anything", async () => {
-    web = await createWebPrompts();
+    web = await startWebPrompts();
     const opened: unknown[] = [];
     web.on("prompt-opened", (event) => opened.push(event));
     const abort = new AbortController();
@@ -150,7 +151,7 @@ describe("prompts on the board", () => {
   });
 
   it("shows each conversation's first prompt as active, the rest waiting, with titles", async () => {
-    web = await createWebPrompts();
+    web = await startWebPrompts();
     const page = await liveConnection(web);
     const abort = new AbortController();
     const { signal } = abort;

@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { createWebPrompts, type StandaloneWebPrompts } from "../../src/index.js";
+import type { StandaloneWebPrompts } from "../../src/index.js";
 import { describeInBrowser, isFocused, openPage } from "../support/browser.js";
 import { conversation, inquiryTrail } from "../support/coordinator.js";
+import { startWebPrompts } from "../support/start.js";
 
 let web: StandaloneWebPrompts;
 beforeEach(async () => {
-  web = await createWebPrompts();
+  web = await startWebPrompts();
 });
 afterEach(async () => {
   await web.close();

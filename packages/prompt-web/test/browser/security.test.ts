@@ -2,19 +2,16 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { PromptRequest } from "@jp/coordinator";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import {
-  createWebPrompts,
-  type StandaloneWebPrompts,
-  type WebPromptsEvents,
-} from "../../src/index.js";
+import type { StandaloneWebPrompts, WebPromptsEvents } from "../../src/index.js";
 import { describeInBrowser, openPage, waitUntil } from "../support/browser.js";
 import { conversation, inquiryTrail } from "../support/coordinator.js";
 import { openPrompt, originOf, state, TEXT_QUESTION } from "../support/server.js";
+import { startWebPrompts } from "../support/start.js";
 
 let web: StandaloneWebPrompts;
 let refusals: Parameters<WebPromptsEvents["request-refused"]>[0][];
 beforeEach(async () => {
-  web = await createWebPrompts({ waitForPageMs: 10_000 });
+  web = await startWebPrompts({ waitForPageMs: 10_000 });
   refusals = [];
   web.on("request-refused", (event) => refusals.push(event));
 });
@@ -316,7 +313,7 @@ describeInBrowser("safety and reach in the browser", (browser) => {
 
   it("a closed tab is recorded as nobody there, not as the person's cancel", async () => {
     await web.close();
-    web = await createWebPrompts({ disconnectGraceMs: 100 });
+    web = await startWebPrompts({ disconnectGraceMs: 100 });
     const page = await openPage(browser(), web);
     const chat = conversation(web.backend());
     const run = chat.run("ask_user", { question: "Still there?", answer_type: "boolean" });

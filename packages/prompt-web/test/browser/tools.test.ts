@@ -1,14 +1,15 @@
 import { TurnState } from "@jp/coordinator";
 import { MockExecutor } from "@jp/coordinator/testing";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { createWebPrompts, type StandaloneWebPrompts } from "../../src/index.js";
+import type { StandaloneWebPrompts } from "../../src/index.js";
 import { describeInBrowser, isFocused, openPage } from "../support/browser.js";
 import { conversation } from "../support/coordinator.js";
+import { startWebPrompts } from "../support/start.js";
 
 let web: StandaloneWebPrompts;
 let opened: number;
 beforeEach(async () => {
-  web = await createWebPrompts();
+  web = await startWebPrompts();
   opened = 0;
   web.on("prompt-opened", () => {
     opened += 1;
