@@ -7,6 +7,9 @@ import { expectWellFormed, inquiryRequests, inquiryResponses, runAskUser } from 
 
 const NO_TERMINAL =
   "ask_user cannot run because no interactive terminal is available. Do not retry this tool call in this turn; continue without user input or explain what information is missing.";
+// Under --non-interactive a terminal may well be there: the model is told the run is non-interactive.
+const NON_INTERACTIVE =
+  "ask_user cannot run because the run is non-interactive, so no user can answer. Do not retry this tool call in this turn; continue without user input or explain what information is missing.";
 const ASSISTANT_DENIED =
   "ask_user requires a human answer and cannot be routed to the assistant. Do not retry this tool call in this turn.";
 const staticMisfit = (detail: string) =>
@@ -296,10 +299,11 @@ describe("ask_user with one question: no human to ask", () => {
       'detached = { tool = "auto" }',
       () => ({ inquiries: llm(), tools: { "*": { detached: { tool: "auto" } } } }),
     ],
-  ])("%s: fails fast with RFD 083's message", async (_name, options) => {
+  ])("%s: fails fast with RFD 083's refusal", async (_name, options) => {
     const opts = options() ?? {};
     const { response, trail, stream } = await runAskUser(BOOLEAN, opts);
-    expect(response).toMatchObject({ id: "call_1", content: NO_TERMINAL, is_error: true });
+    const content = opts.nonInteractive === true ? NON_INTERACTIVE : NO_TERMINAL;
+    expect(response).toMatchObject({ id: "call_1", content, is_error: true });
     expect(trail).toEqual([
       ["request", "call_1.answer.1"],
       ["cancelled", "call_1.answer.1", "no_prompt_backend"],
