@@ -8,6 +8,7 @@ export default [
   "packages/prompt-terminal",
   "packages/mcp",
   "packages/prompt-web",
+  "packages/store-postgres",
   "examples/terminal-agent",
   "examples/web-turns",
 ];
