@@ -87,6 +87,16 @@ describe("a prompt nobody can answer", () => {
     );
   });
 
+  it("a prompt asked well after the page closed says no page is open", async () => {
+    web = await startWebPrompts({ disconnectGraceMs: 10 });
+    const page = await liveConnection(web);
+    await page.close();
+    await until(() => web.pagesConnected === 0);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const { reply } = await openPrompt(web, TEXT_QUESTION);
+    await expect(reply).rejects.toThrow(new HumanUnreachableError("no prompt page is open"));
+  });
+
   it("the coordinator records a closed page as a backend failure, never as the person's cancel", async () => {
     web = await startWebPrompts({ disconnectGraceMs: 30 });
     const page = await liveConnection(web);

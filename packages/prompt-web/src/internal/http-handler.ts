@@ -140,7 +140,17 @@ export class RequestHandler {
   }
 
   #file(res: ServerResponse, name: string, req?: IncomingMessage): void {
-    const file = pageFiles().get(name);
+    let files: ReturnType<typeof pageFiles>;
+    try {
+      files = pageFiles();
+    } catch (cause) {
+      // A broken install must not take the host's server down with it.
+      sendJson(res, 500, {
+        error: { message: cause instanceof Error ? cause.message : "no page" },
+      });
+      return;
+    }
+    const file = files.get(name);
     if (file === undefined) {
       if (req !== undefined) this.#refuse(req, res, 404, "no such page or endpoint");
       return;

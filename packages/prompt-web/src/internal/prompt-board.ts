@@ -13,6 +13,10 @@ export interface PageWaits {
   readonly disconnectGraceMs: number;
 }
 
+/** Why a prompt failed for want of a page: none was open, or the last one closed meanwhile. */
+const NO_PAGE = "no prompt page is open";
+const PAGE_LEFT = "the prompt page was closed and did not come back";
+
 /** A prompt waiting for its answer. */
 interface Entry {
   readonly id: string;
@@ -163,7 +167,10 @@ export class PromptBoard {
       this.#entries.push(entry);
       signal.addEventListener("abort", onAbort, { once: true });
       this.#events.emit("prompt-opened", { promptId: entry.id, conversationId, request });
-      if (this.#pages.size === 0) this.#startNoPageTimer(entry, this.#noPageWait());
+      if (this.#pages.size === 0) {
+        const left = Date.now() < this.#graceUntil;
+        this.#startNoPageTimer(entry, this.#noPageWait(), left ? PAGE_LEFT : NO_PAGE);
+      }
       this.#broadcast();
     });
   }
@@ -199,7 +206,7 @@ export class PromptBoard {
       if (this.#pages.size > 0 || this.#closed) return;
       this.#graceUntil = Date.now() + this.#waits.disconnectGraceMs;
       const wait = this.#noPageWait();
-      for (const entry of this.#entries) this.#startNoPageTimer(entry, wait);
+      for (const entry of this.#entries) this.#startNoPageTimer(entry, wait, PAGE_LEFT);
     };
   }
 
@@ -249,14 +256,10 @@ export class PromptBoard {
     return Math.max(this.#waits.waitForPageMs, grace);
   }
 
-  #startNoPageTimer(entry: Entry, ms: number): void {
+  #startNoPageTimer(entry: Entry, ms: number, message: string): void {
     clearTimeout(entry.noPageTimer);
     entry.noPageTimer = undefined;
     if (!Number.isFinite(ms)) return;
-    const message =
-      this.#graceUntil > 0
-        ? "the prompt page was closed and did not come back"
-        : "no prompt page is open";
     // setTimeout fires at once for delays over 2^31-1 ms, so longer waits are capped there.
     entry.noPageTimer = setTimeout(
       () => entry.settle({ type: "unreachable", message }),
