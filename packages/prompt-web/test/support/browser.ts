@@ -17,6 +17,7 @@ export const browserMissing = existsSync(CHROMIUM_PATH)
  */
 export function describeInBrowser(name: string, body: (browser: () => Browser) => void): void {
   if (browserMissing !== undefined) {
+    console.warn(`skipping "${name}": ${browserMissing}`);
     describe.skip(`${name} [skipped: ${browserMissing}]`, () => body(() => undefined as never));
     return;
   }
