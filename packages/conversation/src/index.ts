@@ -1,6 +1,14 @@
 // The public API of @jp/conversation: every exported name below is a commitment.
 export type { EncodeOptions, EventFields } from "./codec.js";
 export { createEvent, decodeEvent, encodeEvent } from "./codec.js";
+export type {
+  ConversationLayout,
+  ConversationMetadata,
+  SaveOptions,
+  SaveResult,
+  StoredConversation,
+} from "./conversation-files.js";
+export { baseConfigOf, loadConversation, saveConversation } from "./conversation-files.js";
 export { isConversationName } from "./conversation-name.js";
 export type {
   DecodeError,
@@ -32,19 +40,7 @@ export {
   isConversationEvent,
   isEventOfType,
 } from "./events.js";
-export type {
-  ConversationLayout,
-  ConversationMetadata,
-  SaveOptions,
-  SaveResult,
-  StoredConversation,
-} from "./file-store.js";
-export {
-  baseConfigOf,
-  FileConversationStore,
-  loadConversation,
-  saveConversation,
-} from "./file-store.js";
+export { FileConversationStore } from "./file-store.js";
 export type {
   CancellationReason,
   InquiryAnswerReusePolicy,

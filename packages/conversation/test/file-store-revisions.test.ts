@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -201,6 +201,22 @@ describe("the save lock", () => {
       (await store.save(conversation, { lockTimeoutMs: 0 }))._unsafeUnwrap();
       expect(existsSync(lockOf(dir))).toBe(false);
     }
+  });
+
+  it("anything else under the lock's name (a directory) is waited for, then broken once old", async () => {
+    const store = new FileConversationStore(root);
+    const conversation = await saved(store);
+    const dir = join(root, conversation.name);
+    await mkdir(lockOf(dir));
+    expect(
+      (await store.save(conversation, { lockTimeoutMs: 100 }))._unsafeUnwrapErr(),
+    ).toMatchObject({
+      kind: "locked",
+      message: `another process is saving the conversation in ${dir}; try again once it is done`,
+    });
+    const old = new Date(Date.now() - 31_000);
+    await utimes(lockOf(dir), old, old);
+    (await store.save(conversation, { lockTimeoutMs: 0 }))._unsafeUnwrap();
   });
 
   it("saves of one conversation from one process run one after the other", async () => {

@@ -18,6 +18,8 @@ export const LOCK_FILE = ".save.lock";
 /** A lock older than this is stale whoever holds it: no save takes this long. */
 export const STALE_MS = 30_000;
 const ASIDE = ".stale-";
+// No FIFO or link under the lock's name can block or redirect reading it.
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 /** A held save lock. */
 export interface SaveLock {
@@ -60,13 +62,12 @@ export async function acquireSaveLock(
       });
     }
     const holder = await inspect(path);
-    if (holder === undefined) continue;
-    if (isStale(holder)) {
+    if (holder !== undefined && isStale(holder)) {
       await breakStale(path, holder, token);
       continue;
     }
     if (Date.now() >= deadline) {
-      const who = holder.pid === undefined ? "another process" : `process ${holder.pid}`;
+      const who = holder?.pid === undefined ? "another process" : `process ${holder.pid}`;
       return err({
         kind: "locked",
         path,
@@ -83,9 +84,13 @@ export async function holdsSaveLock(lock: SaveLock): Promise<boolean> {
   return holder?.token === lock.token;
 }
 
-/** Releases the lock, unless it is no longer this holder's. */
+/** Releases the lock, unless it is no longer this holder's. Never rejects. */
 export async function releaseSaveLock(lock: SaveLock): Promise<void> {
-  if (await holdsSaveLock(lock)) await rm(lock.path, { force: true });
+  try {
+    if (await holdsSaveLock(lock)) await rm(lock.path, { force: true });
+  } catch {
+    // Left behind, it is stale as soon as this process is gone (or in STALE_MS).
+  }
 }
 
 /** Whether `name` is a lock file set aside while breaking a stale lock. */
@@ -134,14 +139,14 @@ async function breakStale(path: string, holder: Holder, token: string): Promise<
     // Someone holds the name again already: that writer goes on; the one whose lock we moved
     // finds out when it checks its lock before committing, and fails without writing.
   } finally {
-    await rm(aside, { force: true });
+    await rm(aside, { force: true }).catch(() => undefined);
   }
 }
 
 async function inspect(path: string): Promise<Holder | undefined> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
-    handle = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    handle = await open(path, READ_FLAGS);
   } catch (cause) {
     if (codeOf(cause) === "ENOENT") return undefined;
     // A symbolic link or unreadable file under the lock's name: judge it by age alone.
@@ -154,8 +159,10 @@ async function inspect(path: string): Promise<Holder | undefined> {
   }
   try {
     const stats = await handle.stat({ bigint: true });
-    const text = await handle.readFile("utf-8");
-    return { ...parse(text), dev: stats.dev, ino: stats.ino, mtimeMs: Number(stats.mtimeMs) };
+    const found = { dev: stats.dev, ino: stats.ino, mtimeMs: Number(stats.mtimeMs) };
+    // Anything but a small regular file under the lock's name is judged by age alone.
+    if (!stats.isFile() || stats.size > 4096n) return { ...unknownHolder, ...found };
+    return { ...parse(await handle.readFile("utf-8")), ...found };
   } catch {
     return undefined;
   } finally {

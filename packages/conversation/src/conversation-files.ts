@@ -1,0 +1,334 @@
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { err, ok, Result } from "neverthrow";
+import { z } from "zod";
+import { decodeEvent, encodeEvent } from "./codec.js";
+import type { StoreError } from "./errors.js";
+import { isConfigDelta, type StreamEvent } from "./events.js";
+import { fromDisk, toDisk } from "./internal/at-rest.js";
+import { keepUnknownKeys } from "./internal/keep-unknown-keys.js";
+import { type ConversationBytes, revisionOf } from "./internal/revision.js";
+import { describe, readRegularFile } from "./internal/safe-fs.js";
+import {
+  acquireSaveLock,
+  holdsSaveLock,
+  releaseSaveLock,
+  type SaveLock,
+} from "./internal/save-lock.js";
+import { removeStaleTempFiles, tempPathFor } from "./internal/temp-files.js";
+import { isPlainObject, type JsonObject, jsonObjectSchema } from "./json.js";
+import { ConversationStream } from "./stream.js";
+
+// JP's files of one conversation directory: reading them (tolerantly, never through a symbolic
+// link) and writing them (atomically, as a compare-and-write under the directory's save lock).
+
+/** `metadata.json`: the conversation's title and dates. Unknown fields are kept. */
+export const conversationMetadataSchema = keepUnknownKeys(
+  z.object({
+    title: z.string().optional(),
+    last_activated_at: z.string(),
+    pinned_at: z.string().optional(),
+    archived_at: z.string().optional(),
+    expires_at: z.string().optional(),
+    labels: z.array(z.string()).optional(),
+  }),
+);
+/** `metadata.json`: the conversation's title and dates. */
+export type ConversationMetadata = z.output<typeof conversationMetadataSchema>;
+
+/**
+ * Where the base configuration lives: JP's current `base_config.json`, or the legacy layout in
+ * which the first entry of `events.json` is a `config_delta` holding it.
+ */
+export type ConversationLayout = "base_config" | "legacy_config_delta";
+
+/** A conversation as stored in one directory. */
+export interface StoredConversation {
+  /** The directory name, JP's `<id>` or `<id>-<slug>`. */
+  readonly name: string;
+  metadata: ConversationMetadata;
+  /** The base configuration (`base_config.json`); see {@link baseConfigOf} for either layout. */
+  baseConfig: JsonObject | undefined;
+  readonly layout: ConversationLayout;
+  readonly stream: ConversationStream;
+  /**
+   * The revision of the files this conversation was loaded from (or last saved to by
+   * {@link FileConversationStore.save}); absent for a conversation not yet saved. An opaque
+   * token: compare with `===`. {@link FileConversationStore.save} refuses to write over files
+   * of any other revision.
+   */
+  revision?: string;
+}
+
+/** Options of {@link FileConversationStore.save} and {@link saveConversation}. */
+export interface SaveOptions {
+  /**
+   * The revision the files must have for the save to go ahead (`null`: no conversation may be
+   * there yet); otherwise the save is a `conflict` error and writes nothing.
+   * {@link FileConversationStore.save} defaults it to `conversation.revision ?? null`;
+   * {@link saveConversation} checks nothing unless it is given.
+   */
+  readonly expectedRevision?: string | null;
+  /** How long to wait for another writer of the same conversation to finish (default 10 s). */
+  readonly lockTimeoutMs?: number;
+}
+
+/** What a successful save wrote. */
+export interface SaveResult {
+  /** The revision of the files as this save left them. */
+  readonly revision: string;
+}
+
+const FILES = { metadata: "metadata.json", baseConfig: "base_config.json", events: "events.json" };
+const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
+
+// The on-disk JSON each loaded event came from: an event nobody replaced is saved exactly as it
+// was read, so strings that were not base64 on disk stay that way.
+const readFrom = new WeakMap<StreamEvent, unknown>();
+
+/** The base configuration of a conversation, from `base_config.json` or a legacy leading delta. */
+export function baseConfigOf(conversation: StoredConversation): JsonObject | undefined {
+  if (conversation.layout === "base_config") return conversation.baseConfig;
+  const first = conversation.stream.events[0];
+  return first !== undefined && isConfigDelta(first) ? first.delta : undefined;
+}
+
+/**
+ * Loads the conversation stored in `dir`. Missing or corrupt files are `Err`s naming the file;
+ * a symbolic link in place of one of its files is an `unsafe-path` error (never followed).
+ */
+export async function loadConversation(
+  dir: string,
+): Promise<Result<StoredConversation, StoreError>> {
+  const metadataBytes = await readRequired(join(dir, FILES.metadata));
+  if (metadataBytes.isErr()) return err(metadataBytes.error);
+  const metadataJson = parseJson(join(dir, FILES.metadata), metadataBytes.value);
+  if (metadataJson.isErr()) return err(metadataJson.error);
+  const metadata = conversationMetadataSchema.safeParse(metadataJson.value);
+  if (!metadata.success) {
+    return err(corrupt(join(dir, FILES.metadata), metadata.error.issues[0]?.message));
+  }
+  const eventsBytes = await readRequired(join(dir, FILES.events));
+  if (eventsBytes.isErr()) return err(eventsBytes.error);
+  const eventsJson = parseJson(join(dir, FILES.events), eventsBytes.value);
+  if (eventsJson.isErr()) return err(eventsJson.error);
+  const stream = decodeStoredEvents(join(dir, FILES.events), eventsJson.value);
+  if (stream.isErr()) return err(stream.error);
+
+  let baseConfig: JsonObject | undefined;
+  // Legacy conversations carry their base config as a leading config_delta instead of a file.
+  const first = stream.value.events[0];
+  let layout: ConversationLayout =
+    first !== undefined && isConfigDelta(first) ? "legacy_config_delta" : "base_config";
+  const baseBytes = await readRegularFile(join(dir, FILES.baseConfig));
+  if (baseBytes.isErr()) return err(baseBytes.error);
+  if (baseBytes.value !== undefined) {
+    const baseJson = parseJson(join(dir, FILES.baseConfig), baseBytes.value);
+    if (baseJson.isErr()) return err(baseJson.error);
+    const parsed = jsonObjectSchema.safeParse(baseJson.value);
+    if (!parsed.success) return err(corrupt(join(dir, FILES.baseConfig), "expected a JSON object"));
+    baseConfig = parsed.data;
+    layout = "base_config";
+  }
+  const name = dir.split(/[\\/]/).filter(Boolean).pop() ?? dir;
+  const revision = revisionOf({
+    metadata: metadataBytes.value,
+    baseConfig: baseBytes.value,
+    events: eventsBytes.value,
+  }) as string;
+  return ok({ name, metadata: metadata.data, baseConfig, layout, stream: stream.value, revision });
+}
+
+/**
+ * Writes `conversation` into `dir` (created if needed), each file atomically, under the
+ * directory's save lock. With `options.expectedRevision` it is a compare-and-write like
+ * {@link FileConversationStore.save}; without, it overwrites whatever is there. Temporary files
+ * left by writers that died mid-save are removed. `conversation` is not changed: the new
+ * revision is in the result.
+ */
+export async function saveConversation(
+  dir: string,
+  conversation: StoredConversation,
+  options: SaveOptions = {},
+): Promise<Result<SaveResult, StoreError>> {
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (cause) {
+    return err(saveFailed(dir, cause));
+  }
+  return writeConversation(dir, conversation, options);
+}
+
+/** A check that the directory is still the one the save is meant for (not a swapped-in link). */
+export type DirectoryGuard = () => Promise<Result<void, StoreError>>;
+
+const unguarded: DirectoryGuard = async () => ok(undefined);
+
+/** The write behind every save (not part of the public API). */
+export async function writeConversation(
+  dir: string,
+  conversation: StoredConversation,
+  options: SaveOptions,
+  guard: DirectoryGuard = unguarded,
+): Promise<Result<SaveResult, StoreError>> {
+  const { expectedRevision } = options;
+  const lock = await acquireSaveLock(dir, options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS);
+  if (lock.isErr()) return err(lock.error);
+  try {
+    const current = await readConversationBytes(dir, expectedRevision !== undefined);
+    if (current.isErr()) return err(current.error);
+    if (expectedRevision !== undefined) {
+      const found = revisionOf(current.value);
+      if (found !== expectedRevision) return err(conflict(dir, expectedRevision, found));
+    }
+    await removeStaleTempFiles(dir);
+    const events = conversation.stream.events.map(
+      (event) => readFrom.get(event) ?? toDisk(encodeEvent(event)),
+    );
+    const writeBase =
+      conversation.layout === "base_config" && conversation.baseConfig !== undefined;
+    const files: ConversationBytes = {
+      events: jsonBytes(events),
+      baseConfig: writeBase ? jsonBytes(conversation.baseConfig) : current.value.baseConfig,
+      metadata: jsonBytes(conversation.metadata),
+    };
+    const written = await commitFiles(dir, files, writeBase, lock.value, guard);
+    if (written.isErr()) return err(written.error);
+    return ok({ revision: revisionOf(files) as string });
+  } catch (cause) {
+    return err(saveFailed(dir, cause));
+  } finally {
+    await releaseSaveLock(lock.value);
+  }
+}
+
+// Every file is written beside its target first; the renames follow only while the lock is
+// still this writer's, so a crash leaves either the old or the new file, never half of one.
+async function commitFiles(
+  dir: string,
+  files: ConversationBytes,
+  writeBase: boolean,
+  lock: SaveLock,
+  guard: DirectoryGuard,
+): Promise<Result<void, StoreError>> {
+  const order: [string, Buffer | undefined][] = [
+    [FILES.events, files.events],
+    [FILES.baseConfig, writeBase ? files.baseConfig : undefined],
+    [FILES.metadata, files.metadata],
+  ];
+  const temps: [temp: string, target: string][] = [];
+  const before = await guard();
+  if (before.isErr()) return before;
+  try {
+    for (const [file, bytes] of order) {
+      if (bytes === undefined) continue;
+      const target = join(dir, file);
+      const temp = tempPathFor(target);
+      temps.push([temp, target]);
+      await writeFile(temp, bytes, { flag: "wx" });
+    }
+    if (!(await holdsSaveLock(lock))) {
+      return err({
+        kind: "locked",
+        path: lock.path,
+        message: `the save lock of ${dir} was taken over while saving; nothing was written`,
+      });
+    }
+    const after = await guard();
+    if (after.isErr()) return after;
+    for (const [temp, target] of temps) await rename(temp, target);
+    return ok(undefined);
+  } finally {
+    for (const [temp] of temps) await rm(temp, { force: true });
+  }
+}
+
+// The conversation's files as they are on disk now (`all`: also those a save would overwrite,
+// to compute the revision).
+export async function readConversationBytes(
+  dir: string,
+  all: boolean,
+): Promise<Result<ConversationBytes, StoreError>> {
+  const read = async (file: string): Promise<Result<Buffer | undefined, StoreError>> =>
+    all || file === FILES.baseConfig ? readRegularFile(join(dir, file)) : ok(undefined);
+  const [metadata, baseConfig, events] = await Promise.all([
+    read(FILES.metadata),
+    read(FILES.baseConfig),
+    read(FILES.events),
+  ]);
+  return Result.combine([metadata, baseConfig, events]).map(([m, b, e]) => ({
+    metadata: m,
+    baseConfig: b,
+    events: e,
+  }));
+}
+
+function decodeStoredEvents(path: string, json: unknown): Result<ConversationStream, StoreError> {
+  if (!Array.isArray(json)) return err(corrupt(path, "expected an array of events"));
+  const events: StreamEvent[] = [];
+  for (let i = 0; i < json.length; i++) {
+    let plain: unknown;
+    try {
+      plain = fromDisk(json[i]);
+    } catch {
+      // Only a pathologically nested entry can overflow the stack while decoding base64.
+      return err(corrupt(path, `[${i}]: too deeply nested`));
+    }
+    const decoded = decodeEvent(plain, [i]);
+    if (decoded.isErr()) return err(corrupt(path, decoded.error.message));
+    // A redacted response found with an answer is written back without it.
+    const stray = isPlainObject(plain) && plain.outcome === "redacted" && "answer" in plain;
+    if (!stray) readFrom.set(decoded.value, json[i]);
+    events.push(decoded.value);
+  }
+  return ok(ConversationStream.from(events));
+}
+
+async function readRequired(path: string): Promise<Result<Buffer, StoreError>> {
+  const bytes = await readRegularFile(path);
+  if (bytes.isErr()) return err(bytes.error);
+  if (bytes.value === undefined)
+    return err({ kind: "not-found", path, message: `${path} does not exist` });
+  return ok(bytes.value);
+}
+
+function parseJson(path: string, bytes: Buffer): Result<unknown, StoreError> {
+  try {
+    return ok(JSON.parse(bytes.toString("utf-8")));
+  } catch (cause) {
+    return err(corrupt(path, `not valid JSON (${describe(cause)})`));
+  }
+}
+
+function jsonBytes(value: unknown): Buffer {
+  return Buffer.from(`${JSON.stringify(value, null, 2)}\n`, "utf-8");
+}
+
+function corrupt(path: string, reason: string | undefined): StoreError {
+  return { kind: "corrupt", path, message: `${path} is corrupt: ${reason ?? "unexpected shape"}` };
+}
+
+function conflict(dir: string, expected: string | null, found: string | null): StoreError {
+  const what =
+    expected === null
+      ? `${dir} already holds a conversation`
+      : found === null
+        ? `the conversation in ${dir} is gone (moved or deleted) since it was loaded`
+        : `the conversation in ${dir} was saved by another writer since it was loaded`;
+  return {
+    kind: "conflict",
+    path: dir,
+    message: `${what}; nothing was written: load it again, apply the change and save that`,
+    expectedRevision: expected,
+    currentRevision: found,
+  };
+}
+
+function saveFailed(dir: string, cause: unknown): StoreError {
+  return {
+    kind: "io",
+    path: dir,
+    message: `cannot save the conversation in ${dir}: ${describe(cause)}`,
+    cause,
+  };
+}
