@@ -366,7 +366,8 @@ describe.skipIf(!HAS_TMUX).sequential("terminal-agent demo in tmux", () => {
       "I could not ask you, so I will try a patch release without a changelog entry.",
     );
     expect(text).toContain(
-      "  ← error: publish_package cannot run because no interactive terminal is available.",
+      // A terminal is there; the run is non-interactive, and the model is told so.
+      "  ← error: publish_package cannot run because the run is non-interactive, so no user can answer.",
     );
 
     const written = readWritten(out);
