@@ -4,6 +4,7 @@
 // with the SDK's validator and its problems come back by field. Parts of a schema that have no
 // natural input (unions, references, nested arrays) become a JSON text field.
 import { h, uid } from "./dom.js";
+import { isRecord, kindOf, numberProblem, stringProblem } from "./schema-checks.js";
 
 /** @typedef {{ readonly [key: string]: unknown }} Schema */
 /** @typedef {{ ok: true, present: boolean, value?: unknown } | { ok: false }} Read */
@@ -109,35 +110,6 @@ function buildField(schema, place) {
                 : jsonField(schema, place);
   place.fields.set(place.path, field);
   return field;
-}
-
-/**
- * Which input a schema gets.
- * @param {Schema} schema
- */
-function kindOf(schema) {
-  if (Array.isArray(schema.enum)) {
-    return schema.enum.length > 0 && schema.enum.every((v) => typeof v === "string")
-      ? "enum"
-      : "json";
-  }
-  if (["oneOf", "anyOf", "allOf", "$ref", "const", "not", "if"].some((key) => key in schema)) {
-    return "json";
-  }
-  const types = (Array.isArray(schema.type) ? schema.type : [schema.type]).filter(
-    (type) => type !== "null" && type !== undefined,
-  );
-  const [type] = types;
-  if (types.length > 1) return "json";
-  if (type === undefined) return isRecord(schema.properties) ? "object" : "json";
-  if (type === "object") return isRecord(schema.properties) ? "object" : "json";
-  if (type === "array") {
-    const items = isRecord(schema.items) ? schema.items : {};
-    return Array.isArray(items.enum) && items.enum.every((v) => typeof v === "string")
-      ? "choices"
-      : "json";
-  }
-  return typeof type === "string" ? type : "json";
 }
 
 /**
@@ -321,49 +293,6 @@ function textField(schema, place, type) {
 
 /**
  * @param {Schema} schema
- * @param {string} text
- */
-function stringProblem(schema, text) {
-  const length = [...text].length;
-  if (typeof schema.minLength === "number" && length < schema.minLength) {
-    return `Use at least ${schema.minLength} characters.`;
-  }
-  if (typeof schema.maxLength === "number" && length > schema.maxLength) {
-    return `Use at most ${schema.maxLength} characters.`;
-  }
-  if (typeof schema.pattern === "string") {
-    let pattern;
-    try {
-      pattern = new RegExp(schema.pattern, "u");
-    } catch {
-      return undefined; // The server's validator decides.
-    }
-    if (!pattern.test(text)) return `Does not match the expected pattern ${schema.pattern}.`;
-  }
-  return undefined;
-}
-
-/**
- * @param {Schema} schema
- * @param {number} value
- * @param {boolean} integer
- */
-function numberProblem(schema, value, integer) {
-  if (integer && !Number.isInteger(value)) return "Enter a whole number.";
-  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum } = schema;
-  if (typeof minimum === "number" && value < minimum) return `Enter ${minimum} or more.`;
-  if (typeof maximum === "number" && value > maximum) return `Enter ${maximum} or less.`;
-  if (typeof exclusiveMinimum === "number" && value <= exclusiveMinimum) {
-    return `Enter more than ${exclusiveMinimum}.`;
-  }
-  if (typeof exclusiveMaximum === "number" && value >= exclusiveMaximum) {
-    return `Enter less than ${exclusiveMaximum}.`;
-  }
-  return undefined;
-}
-
-/**
- * @param {Schema} schema
  * @param {Place} place
  * @returns {Field}
  */
@@ -482,12 +411,4 @@ function jsonField(schema, place) {
       }
     },
   };
-}
-
-/**
- * @param {unknown} value
- * @returns {value is Record<string, unknown>}
- */
-function isRecord(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -172,6 +172,68 @@ describeInBrowser("each answer type, answered in the browser", (browser) => {
     await page.close();
   });
 
+  it("schema: nested objects, patterns, whole numbers and a JSON field for the rest", async () => {
+    const page = await openPage(browser(), web);
+    const abort = new AbortController();
+    const reply = web.backend().ask(
+      {
+        kind: "question",
+        tool_name: "deploy",
+        tool_call_id: "call_1",
+        inquiry_id: "call_1.plan.1",
+        question: {
+          id: "plan",
+          text: "Deployment plan",
+          answer_type: {
+            type: "schema",
+            schema: {
+              type: "object",
+              properties: {
+                version: { type: "string", pattern: "^\\d+\\.\\d+$" },
+                limits: {
+                  type: "object",
+                  title: "Limits",
+                  properties: { cpu: { type: "integer" }, note: { type: "string" } },
+                  required: ["cpu"],
+                },
+                labels: { type: "object", additionalProperties: { type: "string" } },
+              },
+              required: ["version", "limits"],
+            },
+          },
+        },
+        controls: { remember: false, back: false, reply: false, end_turn: false },
+        initial: { version: "1.0", labels: { team: "web" } },
+      },
+      { signal: abort.signal },
+    );
+    const version = page.getByLabel("version", { exact: true });
+    const cpu = page.getByLabel("cpu", { exact: true });
+    const labels = page.getByLabel("labels (optional) (JSON)");
+    await version.waitFor();
+    expect(await version.inputValue()).toBe("1.0");
+    expect(JSON.parse(await labels.inputValue())).toEqual({ team: "web" });
+    expect(await page.getByRole("group", { name: "Limits" }).count()).toBe(1);
+    await version.fill("v1");
+    await cpu.fill("1.5");
+    await labels.fill("{team: web}");
+    await page.getByRole("button", { name: "Answer" }).click();
+    await expect
+      .poll(() => errorFor(version))
+      .toBe("Does not match the expected pattern ^\\d+\\.\\d+$.");
+    expect(await errorFor(cpu)).toBe("Enter a whole number.");
+    expect(await errorFor(labels)).toMatch(/^Not valid JSON: /);
+    await version.fill("2.1");
+    await cpu.fill("2");
+    await labels.fill('{"team": "api"}');
+    await page.getByRole("button", { name: "Answer" }).click();
+    expect(await reply).toEqual({
+      type: "answer",
+      value: { version: "2.1", limits: { cpu: 2 }, labels: { team: "api" } },
+    });
+    await page.close();
+  });
+
   it("secret: a password field; the value is nowhere but in the tool's hands", async () => {
     const SECRET = "hunter2-Zq9";
     const page = await openPage(browser(), web);
