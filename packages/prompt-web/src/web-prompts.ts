@@ -213,7 +213,7 @@ class WebPromptsImpl extends EventEmitter<WebPromptsEvents> implements WebPrompt
       {
         basePath,
         token: this.token,
-        allowedOrigins: new Set(options.allowedOrigins ?? []),
+        allowedOrigins: new Set((options.allowedOrigins ?? []).map(checkedOrigin)),
         maxBodyBytes,
         heartbeatMs: 15_000,
       },
@@ -307,6 +307,23 @@ function normalizeBasePath(path: string): string {
     );
   }
   return trimmed;
+}
+
+/** An origin as browsers send it: scheme, host and port, no path (`https://app.example`). */
+function checkedOrigin(origin: string): string {
+  let parsed: string | undefined;
+  try {
+    parsed = new URL(origin).origin;
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed !== origin) {
+    const hint = parsed === undefined || parsed === "null" ? "" : ` (did you mean "${parsed}"?)`;
+    throw new TypeError(
+      `createWebPromptHandler: \`allowedOrigins\` holds ${JSON.stringify(origin)}, which is not an origin like "https://app.example"${hint}`,
+    );
+  }
+  return origin;
 }
 
 function checkedMs(name: string, value: number | undefined, fallback: number): number {

@@ -327,6 +327,14 @@ describe("options", () => {
     [{ waitForPageMs: -1 }, "`waitForPageMs` must be a number ≥ 0, got -1"],
     [{ disconnectGraceMs: Number.NaN }, "`disconnectGraceMs` must be a number ≥ 0, got NaN"],
     [{ maxBodyBytes: 0 }, "`maxBodyBytes` must be a number > 0, got 0"],
+    [
+      { allowedOrigins: ["https://app.example/"] },
+      '`allowedOrigins` holds "https://app.example/", which is not an origin like "https://app.example" (did you mean "https://app.example"?)',
+    ],
+    [
+      { allowedOrigins: ["app.example"] },
+      '`allowedOrigins` holds "app.example", which is not an origin like "https://app.example"',
+    ],
   ])("%j is refused", (options, message) => {
     expect(() => createWebPromptHandler(options)).toThrow(message);
   });
