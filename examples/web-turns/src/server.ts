@@ -85,7 +85,10 @@ export function createTurnServer(root: string): Server {
     result: RunResult,
   ): Promise<[number, TurnView | { error: string }]> {
     const saved = await store.save(conversation);
-    if (saved.isErr()) return [500, { error: saved.error.message }];
+    // Another request saved this conversation first (say, the same answer twice at once): the
+    // client reloads and sees where the turn stands now.
+    if (saved.isErr())
+      return [saved.error.kind === "conflict" ? 409 : 500, { error: saved.error.message }];
     const view: TurnView = {
       conversation: conversation.name,
       pending: result.pending,

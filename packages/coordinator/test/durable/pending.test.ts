@@ -398,3 +398,55 @@ describe("foreign replies", () => {
     expect(listPendingPrompts(stream)[0]?.answered).toBe(false);
   });
 });
+
+describe("two processes answering the same prompt at once", () => {
+  it("exactly one answer is saved; the other process gets a conflict, reloads and finds it already answered", async () => {
+    const { execFile } = await import("node:child_process");
+    const { promisify } = await import("node:util");
+    const run = promisify(execFile);
+    const dir = await tempDir();
+    try {
+      const store = new FileConversationStore(dir.path);
+      const conversation = store.create({ title: "race" });
+      conversation.stream.startTurn("Go.");
+      const { coordinator } = setup(UNATTENDED, { asker: form([q("go")]) }, conversation.stream);
+      await coordinator.run([call("call_1", "asker")], { turn: new TurnState(), suspend: true });
+      (await store.save(conversation))._unsafeUnwrap();
+
+      const script = join(import.meta.dirname, "fixtures/answer.ts");
+      const startAt = String(Date.now() + 1500);
+      const answer = (value: boolean) =>
+        run(
+          process.execPath,
+          [
+            "--conditions=@jp/source",
+            "--import",
+            "tsx",
+            script,
+            dir.path,
+            conversation.name,
+            "call_1.go.1",
+            JSON.stringify({ type: "answer", value }),
+            startAt,
+          ],
+          { cwd: join(import.meta.dirname, "../..") },
+        ).then(({ stdout }) => JSON.parse(stdout) as string[]);
+      const outcomes = await Promise.all([answer(true), answer(false)]);
+
+      // One saved on its first try; the other either lost the race (conflict, then found the
+      // prompt answered) or came second (already answered at once).
+      const winners = outcomes.filter((o) => o.at(-1) === "saved");
+      expect(winners).toHaveLength(1);
+      const loser = outcomes.find((o) => o.at(-1) !== "saved");
+      expect([["conflict", "already_answered"], ["already_answered"]]).toContainEqual(loser);
+
+      const loaded = (await store.load(conversation.name))._unsafeUnwrap();
+      expect(listPendingPrompts(loaded.stream).map((p) => p.answered)).toEqual([true]);
+      await setup(UNATTENDED, { asker: form([q("go")]) }, loaded.stream).coordinator.resume();
+      const responses = inquiryEvents(loaded.stream).filter((e) => e.type === "inquiry_response");
+      expect(responses).toHaveLength(1);
+    } finally {
+      await dir.remove();
+    }
+  }, 30_000);
+});
