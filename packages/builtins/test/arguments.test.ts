@@ -1,7 +1,9 @@
 import type { JsonObject, JsonValue } from "@jp/conversation";
 import type { Answers } from "@jp/coordinator";
+import { MockPromptBackend } from "@jp/coordinator/testing";
 import { describe, expect, it } from "vitest";
 import { askUser, MISMATCHED_ANSWER } from "../src/index.js";
+import { runAskUser } from "./helpers.js";
 
 // What the model receives from one pass of ask_user: the tool is called directly, as the
 // coordinator calls it, and the outcome is what becomes the tool_call_response.
@@ -644,5 +646,282 @@ describe("null optional arguments (sent by some providers) read as absent", () =
   ])("%s: null", async (_name, args) => {
     const outcome = await askUser.execute({ arguments: args as never, answers: {}, signal });
     expect(outcome.type).toBe("needs_input");
+  });
+});
+
+const SINGLE_ACCEPTS =
+  "ask_user accepts `question`, `context`, `answer_type`, `options`, `schema` and `default`, or a form in `questions`";
+const ENTRY_ACCEPTS =
+  "a question in `questions` accepts `id`, `text`, `context`, `answer_type`, `options`, `schema`, `default` and `when`";
+const CHOICES = 'for a list of choices, use `answer_type: "select"` with `options`';
+
+describe("unknown arguments are refused by name, with the accepted ones", () => {
+  it.each<[string, Record<string, unknown>, string]>([
+    [
+      "Opal's shape: `choices` instead of a select",
+      { question: "Deploy where?", choices: ["staging", "prod"] },
+      `unknown argument \`choices\` (${CHOICES}); ${SINGLE_ACCEPTS}`,
+    ],
+    [
+      "`choices` beside a correct select",
+      { question: "Where?", answer_type: "select", options: ["a"], choices: ["a"] },
+      `unknown argument \`choices\` (${CHOICES}); ${SINGLE_ACCEPTS}`,
+    ],
+    [
+      "`type` instead of `answer_type`",
+      { question: "Apply?", type: "boolean" },
+      `unknown argument \`type\` (the kind of answer goes in \`answer_type\`); ${SINGLE_ACCEPTS}`,
+    ],
+    [
+      "`text` instead of `question` (the form field, in a single question)",
+      { text: "Apply?" },
+      `unknown argument \`text\` (the question goes in \`question\`); ${SINGLE_ACCEPTS}`,
+    ],
+    [
+      "an unknown argument is named before the missing `question`",
+      { prompt: "Apply?" },
+      `unknown argument \`prompt\`; ${SINGLE_ACCEPTS}`,
+    ],
+    [
+      "two unknown arguments, one with a hint",
+      { question: "Where?", choices: ["a"], multiple: true },
+      `unknown arguments \`choices\`, \`multiple\` (${CHOICES}); ${SINGLE_ACCEPTS}`,
+    ],
+    [
+      "more than five unknown arguments: the first five, and how many more",
+      { question: "Go?", a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7 },
+      `unknown arguments \`a\`, \`b\`, \`c\`, \`d\`, \`e\` and 2 more; ${SINGLE_ACCEPTS}`,
+    ],
+    [
+      "a key that is not a plain name is quoted as JSON",
+      { question: "Go?", "opt`ions\n": [] },
+      `unknown argument "opt\`ions\\n"; ${SINGLE_ACCEPTS}`,
+    ],
+    [
+      "a very long key is cut",
+      { question: "Go?", ["k".repeat(200)]: 1 },
+      `unknown argument "${"k".repeat(80)}…"; ${SINGLE_ACCEPTS}`,
+    ],
+    [
+      "a key named like an Object.prototype member gets no hint",
+      { question: "Go?", constructor: 1 },
+      `unknown argument \`constructor\`; ${SINGLE_ACCEPTS}`,
+    ],
+    [
+      "a `__proto__` key from parsed JSON",
+      JSON.parse('{"question": "Go?", "__proto__": {"x": 1}}'),
+      `unknown argument \`__proto__\`; ${SINGLE_ACCEPTS}`,
+    ],
+    [
+      "a single question's argument beside `questions`",
+      { questions: [apply], context: "The plan." },
+      "`context` is not accepted beside `questions`: a form takes only `questions`; put each question's `context`, `answer_type`, `options`, `schema` and `default` inside its entry",
+    ],
+    [
+      "several arguments beside `questions`",
+      { questions: [apply], answer_type: "boolean", choices: ["a"] },
+      "`answer_type`, `choices` are not accepted beside `questions`: a form takes only `questions`; put each question's `context`, `answer_type`, `options`, `schema` and `default` inside its entry",
+    ],
+    [
+      "`choices` in a form question",
+      form(apply, { id: "env", text: "Env?", answer_type: "text", choices: ["a", "b"] }),
+      `unknown argument \`questions[1].choices\` (${CHOICES}); ${ENTRY_ACCEPTS}`,
+    ],
+    [
+      "`question` instead of `text` in a form question",
+      form({ id: "apply", question: "Apply?", answer_type: "boolean" }),
+      `unknown argument \`questions[0].question\` (a form question goes in \`text\`); ${ENTRY_ACCEPTS}`,
+    ],
+    [
+      "`type` and `required` in a form question",
+      form({ id: "apply", text: "Apply?", answer_type: "boolean", type: "x", required: true }),
+      `unknown arguments \`questions[0].type\`, \`questions[0].required\` (the kind of answer goes in \`answer_type\`); ${ENTRY_ACCEPTS}`,
+    ],
+    [
+      "another operator in a `when`",
+      form(apply, {
+        id: "env",
+        text: "Env?",
+        answer_type: "text",
+        when: { question_id: "apply", equals: true, not_equals: false },
+      }),
+      "unknown argument `questions[1].when.not_equals`; a `when` accepts only `question_id` and `equals` (an answer equal to `equals` asks the question)",
+    ],
+  ])("%s", async (_name, args, problem) => {
+    expect(await execute(args)).toEqual(refused(problem));
+  });
+
+  it.each([
+    ["an unknown argument", { question: "Go?", choices: null }],
+    ["an argument beside `questions`", { questions: [apply], context: null, answer_type: null }],
+    ["an unknown field of a form question", form({ ...apply, choices: null })],
+    [
+      "an unknown field of a `when`",
+      form(apply, { ...apply, id: "b", when: { question_id: "apply", equals: true, op: null } }),
+    ],
+  ])("%s that is null reads as absent", async (_name, args) => {
+    expect((await execute(args)).type).toBe("needs_input");
+  });
+
+  it("Opal's shape through a coordinator: the model reads the error, nobody is asked", async () => {
+    const human = new MockPromptBackend({});
+    const { response, trail } = await runAskUser(
+      { question: "Deploy where?", choices: ["staging", "prod"] },
+      { prompts: human },
+    );
+    expect(response.is_error).toBe(true);
+    expect(response.content).toBe(
+      invalid(`unknown argument \`choices\` (${CHOICES}); ${SINGLE_ACCEPTS}`),
+    );
+    expect(human.requests).toEqual([]);
+    expect(trail).toEqual([]);
+  });
+});
+
+const perms = {
+  id: "perms",
+  text: "Permissions?",
+  answer_type: "multi_select",
+  options: ["r", "w", "x"],
+};
+const env = { id: "env", text: "Env?", answer_type: "select", options: ["staging", "prod"] };
+const gated = (when: Record<string, unknown>) => ({
+  id: "next",
+  text: "Next?",
+  answer_type: "text",
+  when,
+});
+
+describe("`when` gates that can never open are refused", () => {
+  it.each<[string, unknown[], string]>([
+    [
+      "a string for a boolean",
+      [apply, gated({ question_id: "apply", equals: "yes" })],
+      'questions[1].when.equals can never match: "apply" is a boolean question (expected true or false, got "yes"), so "next" would never be asked',
+    ],
+    [
+      'the string "true" for a boolean',
+      [apply, gated({ question_id: "apply", equals: "true" })],
+      'questions[1].when.equals can never match: "apply" is a boolean question (expected true or false, got "true"), so "next" would never be asked',
+    ],
+    [
+      "a value not among a select's options",
+      [env, gated({ question_id: "env", equals: "dev" })],
+      'questions[1].when.equals can never match: "env" is a select question (expected one of "staging", "prod", got "dev"), so "next" would never be asked',
+    ],
+    [
+      "an option of a select in another case",
+      [env, gated({ question_id: "env", equals: "Prod" })],
+      'questions[1].when.equals can never match: "env" is a select question (expected one of "staging", "prod", got "Prod"), so "next" would never be asked',
+    ],
+    [
+      "a boolean for a select",
+      [env, gated({ question_id: "env", equals: true })],
+      'questions[1].when.equals can never match: "env" is a select question (expected one of "staging", "prod", got true), so "next" would never be asked',
+    ],
+    [
+      "one choice, not a list, for a multi_select",
+      [perms, gated({ question_id: "perms", equals: "w" })],
+      'questions[1].when.equals can never match: "perms" is a multi_select question, compared as a set (expected an array of distinct choices from "r", "w", "x", got "w"), so "next" would never be asked',
+    ],
+    [
+      "a choice not among a multi_select's options",
+      [perms, gated({ question_id: "perms", equals: ["r", "admin"] })],
+      'questions[1].when.equals can never match: "perms" is a multi_select question, compared as a set (item 1: expected one of "r", "w", "x", got "admin"), so "next" would never be asked',
+    ],
+    [
+      "a choice listed twice for a multi_select",
+      [perms, gated({ question_id: "perms", equals: ["w", "w"] })],
+      'questions[1].when.equals can never match: "perms" is a multi_select question, compared as a set (item 1: "w" is chosen twice; each choice may appear only once), so "next" would never be asked',
+    ],
+    [
+      "a number for a text",
+      [
+        { id: "name", text: "Name?", answer_type: "text" },
+        gated({ question_id: "name", equals: 7 }),
+      ],
+      'questions[1].when.equals can never match: "name" is a text question (expected a string, got 7), so "next" would never be asked',
+    ],
+    [
+      "a value the schema rejects",
+      [
+        { id: "cfg", text: "Config?", answer_type: "schema", schema: { type: "integer" } },
+        gated({ question_id: "cfg", equals: "8080" }),
+      ],
+      'questions[1].when.equals can never match: "cfg" is a schema question (does not match the JSON Schema: (root): must be integer), so "next" would never be asked',
+    ],
+    [
+      "null for a question that is always asked",
+      [apply, gated({ question_id: "apply", equals: null })],
+      'questions[1].when.equals is null, which matches only a question skipped by its own `when`, but "apply" has no `when` and is always answered, so "next" would never be asked',
+    ],
+    [
+      "a bad gate on a later question names that question",
+      [apply, env, { ...gated({ question_id: "env", equals: "qa" }), id: "third" }],
+      'questions[2].when.equals can never match: "env" is a select question (expected one of "staging", "prod", got "qa"), so "third" would never be asked',
+    ],
+  ])("%s", async (_name, questions, problem) => {
+    expect(await execute(form(...questions))).toEqual(refused(problem));
+  });
+
+  it.each<[string, unknown[]]>([
+    ["true for a boolean", [apply, gated({ question_id: "apply", equals: true })]],
+    ["an option of a select", [env, gated({ question_id: "env", equals: "prod" })]],
+    ["choices of a multi_select", [perms, gated({ question_id: "perms", equals: ["w", "r"] })]],
+    ["no choice of a multi_select", [perms, gated({ question_id: "perms", equals: [] })]],
+    ["any string for a text", [env, gated({ question_id: "env", equals: "staging" })]],
+    [
+      "null for a question that can be skipped",
+      [
+        apply,
+        { ...env, when: { question_id: "apply", equals: true } },
+        gated({ question_id: "env", equals: null }),
+      ],
+    ],
+  ])("accepts %s", async (_name, questions) => {
+    expect((await execute(form(...questions))).type).toBe("needs_input");
+  });
+});
+
+describe("a multi_select answer opens a gate as a set", () => {
+  const args = form(perms, gated({ question_id: "perms", equals: ["w", "r"] }));
+
+  it.each<[string, JsonValue, boolean]>([
+    ["the same order", ["w", "r"], true],
+    ["the other order", ["r", "w"], true],
+    ["a subset", ["r"], false],
+    ["a superset", ["r", "w", "x"], false],
+    ["the same size, another choice", ["r", "x"], false],
+    ["no choice", [], false],
+  ])("%s", async (_name, answer, asked) => {
+    const outcome = await execute(args, { perms: answer });
+    if (asked) expect(outcome).toMatchObject({ type: "needs_input", question: { id: "next" } });
+    else
+      expect(outcome).toEqual({
+        type: "success",
+        content: JSON.stringify({ perms: answer, next: null }),
+      });
+  });
+
+  it("an empty list opens only on no choice", async () => {
+    const empty = form(perms, gated({ question_id: "perms", equals: [] }));
+    expect(await execute(empty, { perms: [] })).toMatchObject({ type: "needs_input" });
+    expect(await execute(empty, { perms: ["r"] })).toMatchObject({ type: "success" });
+  });
+
+  it("null opens on a question that was skipped", async () => {
+    const chain = form(
+      apply,
+      { ...env, when: { question_id: "apply", equals: true } },
+      gated({ question_id: "env", equals: null }),
+    );
+    expect(await execute(chain, { apply: false })).toMatchObject({
+      type: "needs_input",
+      question: { id: "next" },
+    });
+    expect(await execute(chain, { apply: true, env: "prod" })).toEqual({
+      type: "success",
+      content: JSON.stringify({ apply: true, env: "prod", next: null }),
+    });
   });
 });

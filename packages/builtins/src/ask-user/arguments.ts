@@ -1,5 +1,5 @@
 import type { JsonValue } from "@jp/conversation";
-import { type AnswerType, defineQuestion, type Question } from "@jp/tool";
+import { type AnswerType, defineQuestion, type Question, validateAnswer } from "@jp/tool";
 import { err, ok, type Result } from "neverthrow";
 
 /** The answer types the model may ask for. */
@@ -44,6 +44,34 @@ const show = (v: unknown) =>
   typeof v === "string" ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v));
 const TYPE_LIST = ASK_USER_ANSWER_TYPES.map((t) => `"${t}"`).join(", ");
 
+// The arguments each level accepts: anything else is refused by name, never silently ignored.
+const SINGLE_ARGUMENTS = ["question", "context", "answer_type", "options", "schema", "default"];
+const FORM_QUESTION_ARGUMENTS = [
+  "id",
+  "text",
+  "context",
+  "answer_type",
+  "options",
+  "schema",
+  "default",
+  "when",
+];
+const WHEN_ARGUMENTS = ["question_id", "equals"];
+
+// What a model used to another tool's shape sends instead (Opal's `choices`), and what to send.
+const CHOICES_HINT = 'for a list of choices, use `answer_type: "select"` with `options`';
+const TYPE_HINT = "the kind of answer goes in `answer_type`";
+const SINGLE_HINTS = new Map([
+  ["choices", CHOICES_HINT],
+  ["type", TYPE_HINT],
+  ["text", "the question goes in `question`"],
+]);
+const FORM_QUESTION_HINTS = new Map([
+  ["choices", CHOICES_HINT],
+  ["type", TYPE_HINT],
+  ["question", "a form question goes in `text`"],
+]);
+
 /**
  * Validates `ask_user`'s arguments. Every refusal says what to change, so the model can correct
  * its call; nothing here is asked before the whole submission is valid.
@@ -56,8 +84,63 @@ export function parseAskUserArguments(input: unknown): Result<AskUserRequest, Pr
   if (hasSingle && hasForm) {
     return err("give either `question` (one question) or `questions` (a form), not both");
   }
-  if (hasForm) return parseForm(args.questions);
+  if (hasForm) {
+    const unknown = unknownArguments(args, ["questions"], "", new Map());
+    if (unknown.length > 0) {
+      return err(
+        `${names(unknown)} ${unknown.length === 1 ? "is" : "are"} not accepted beside \`questions\`: a form takes only \`questions\`; put each question's ${codeList(SINGLE_ARGUMENTS.slice(1))} inside its entry`,
+      );
+    }
+    return parseForm(args.questions);
+  }
+  const unknown = unknownArguments(args, SINGLE_ARGUMENTS, "", SINGLE_HINTS);
+  if (unknown.length > 0) {
+    return err(
+      `${unknownList(unknown)}; ask_user accepts ${codeList(SINGLE_ARGUMENTS)}, or a form in \`questions\``,
+    );
+  }
   return parseSingle(args);
+}
+
+/** An argument the level does not accept, as `at` + key, with a hint when one is known. */
+interface Unknown {
+  readonly name: string;
+  readonly hint: string | undefined;
+}
+
+function unknownArguments(
+  fields: Fields,
+  accepted: readonly string[],
+  at: string,
+  hints: ReadonlyMap<string, string>,
+): Unknown[] {
+  return Object.keys(fields)
+    .filter((key) => !accepted.includes(key))
+    .map((key) => ({ name: `${at}${key}`, hint: hints.get(key) }));
+}
+
+// "unknown argument `choices` (for a list of choices, …)".
+function unknownList(unknown: readonly Unknown[]): string {
+  const hints = [...new Set(unknown.flatMap(({ hint }) => (hint === undefined ? [] : [hint])))];
+  const why = hints.length === 0 ? "" : ` (${hints.join("; ")})`;
+  return `unknown argument${unknown.length === 1 ? "" : "s"} ${names(unknown)}${why}`;
+}
+
+// The names, cut after five: a model that sends fifty keys needs the first few to see its mistake.
+function names(unknown: readonly Unknown[]): string {
+  const shown = unknown.slice(0, 5).map(({ name }) => code(name));
+  return `${shown.join(", ")}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ""}`;
+}
+
+// A key is the model's text: quoted as JSON (and cut) unless it is a plain name.
+function code(name: string): string {
+  if (/^[A-Za-z0-9_.[\]-]{1,80}$/.test(name)) return `\`${name}\``;
+  return show(name.length > 80 ? `${name.slice(0, 80)}…` : name);
+}
+
+function codeList(names: readonly string[]): string {
+  const quoted = names.map((name) => `\`${name}\``);
+  return `${quoted.slice(0, -1).join(", ")} and ${quoted.at(-1)}`;
 }
 
 function parseSingle(args: Fields): Result<AskUserRequest, Problem> {
@@ -97,6 +180,12 @@ function parseFormEntry(
     return err(`${at} must be an object with \`id\`, \`text\` and \`answer_type\``);
   }
   const raw = withoutNulls(entry);
+  const unknown = unknownArguments(raw, FORM_QUESTION_ARGUMENTS, `${at}.`, FORM_QUESTION_HINTS);
+  if (unknown.length > 0) {
+    return err(
+      `${unknownList(unknown)}; a question in \`questions\` accepts ${codeList(FORM_QUESTION_ARGUMENTS)}`,
+    );
+  }
   const { id, text } = raw;
   if (typeof id !== "string" || id === "")
     return err(`${at}.id is required and must be a non-empty string`);
@@ -115,7 +204,7 @@ function parseFormEntry(
     return err(`${at}.answer_type is required: one of ${TYPE_LIST}`);
   const question = buildQuestion(id, text, raw, `${at}.`);
   if (question.isErr()) return err(question.error);
-  const when = parseWhen(raw.when, `${at}.when`, earlier);
+  const when = parseWhen(raw.when, `${at}.when`, id, earlier);
   if (when.isErr()) return err(when.error);
   return ok(
     when.value === undefined
@@ -127,6 +216,7 @@ function parseFormEntry(
 function parseWhen(
   raw: unknown,
   at: string,
+  gated: string,
   earlier: readonly FormQuestion[],
 ): Result<When | undefined, Problem> {
   if (raw === undefined) return ok(undefined);
@@ -141,7 +231,35 @@ function parseWhen(
       `${at}.question_id ${show(raw.question_id)} does not name an earlier question (${known}); a \`when\` may only refer to questions before it`,
     );
   }
+  const unknown = unknownArguments(withoutNulls(raw), WHEN_ARGUMENTS, `${at}.`, new Map());
+  if (unknown.length > 0) {
+    return err(
+      `${unknownList(unknown)}; a \`when\` accepts only \`question_id\` and \`equals\` (an answer equal to \`equals\` asks the question)`,
+    );
+  }
+  const target = earlier.find((q) => q.question.id === raw.question_id) as FormQuestion;
+  const impossible = impossibleGate(target, raw.equals);
+  if (impossible !== undefined) {
+    return err(`${at}.equals ${impossible}, so ${show(gated)} would never be asked`);
+  }
   return ok({ question_id: raw.question_id, equals: raw.equals as JsonValue });
+}
+
+/**
+ * Why a gate on `target` can never open, if it cannot: `equals` is not an answer `target`
+ * accepts (wrong type, not among its options), or is `null` for a question that is never
+ * skipped (a skipped question's answer is `null`).
+ */
+function impossibleGate(target: FormQuestion, equals: unknown): Problem | undefined {
+  const { id, answer_type } = target.question;
+  if (equals === null) {
+    if (target.when !== undefined) return undefined;
+    return `is null, which matches only a question skipped by its own \`when\`, but ${show(id)} has no \`when\` and is always answered`;
+  }
+  const checked = validateAnswer(answer_type, equals);
+  if (checked.isOk()) return undefined;
+  const asSet = answer_type.type === "multi_select" ? ", compared as a set" : "";
+  return `can never match: ${show(id)} is a ${answer_type.type} question${asSet} (${checked.error.message})`;
 }
 
 // Some providers send `null` for every optional argument the model did not use: read it as absent.

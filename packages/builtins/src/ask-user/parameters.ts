@@ -48,10 +48,14 @@ const formQuestion: JsonValue = {
     default: { ...(anyAnswer as object), description: "Optional pre-filled answer." },
     when: {
       type: "object",
-      description: "Ask this question only when an earlier question's answer equals `equals`.",
+      description:
+        "Ask this question only when an earlier question's answer equals `equals` (a multi_select answer in any order).",
       properties: {
         question_id: { type: "string", description: "The id of an earlier question." },
-        equals: { ...(anyAnswer as object), description: "The answer that enables this question." },
+        equals: {
+          ...(anyAnswer as object),
+          description: "The answer that enables this question: one the earlier question accepts.",
+        },
       },
       required: ["question_id", "equals"],
     },

@@ -1,6 +1,6 @@
 import type { JsonValue } from "@jp/conversation";
 import type { Answers, FormProgress } from "@jp/coordinator";
-import { type Question, validateAnswer } from "@jp/tool";
+import { type AnswerType, type Question, validateAnswer } from "@jp/tool";
 import type { FormQuestion } from "./arguments.js";
 
 /** Where a form stands: the next question to ask, or every answer (skipped ones `null`). */
@@ -13,17 +13,20 @@ export type FormState =
  * Walks a form over the answers collected so far. A question is asked when its `when` holds on
  * the earlier answers and it has no answer yet; a question whose `when` fails is skipped and
  * answers `null`. Re-walking from scratch on every pass is what makes going back correct: once
- * an earlier answer changes, later questions are re-gated.
+ * an earlier answer changes, later questions are re-gated. A `multi_select` answer opens a gate
+ * when it holds the same choices as `equals`, in any order.
  */
 export function walkForm(questions: readonly FormQuestion[], answers: Answers): FormState {
   // Ids are the model's: one may be "constructor" or "__proto__", so only own keys count.
   const collected: Record<string, JsonValue> = {};
   const has = (id: string) => Object.hasOwn(collected, id);
+  const types = new Map<string, AnswerType>();
   for (let i = 0; i < questions.length; i++) {
     const { question, when } = questions[i] as FormQuestion;
+    types.set(question.id, question.answer_type);
     const gate =
       when === undefined ? undefined : has(when.question_id) ? collected[when.question_id] : null;
-    if (when !== undefined && !jsonEqual(gate ?? null, when.equals)) {
+    if (when !== undefined && !opens(types.get(when.question_id), gate ?? null, when.equals)) {
       setOwn(collected, question.id, null);
       continue;
     }
@@ -37,6 +40,15 @@ export function walkForm(questions: readonly FormQuestion[], answers: Answers): 
     setOwn(collected, question.id, answer);
   }
   return { type: "done", answers: collected };
+}
+
+// Whether an earlier answer opens a gate: choices of a multi_select count in any order.
+function opens(type: AnswerType | undefined, answer: JsonValue, equals: JsonValue): boolean {
+  if (type?.type === "multi_select" && Array.isArray(answer) && Array.isArray(equals)) {
+    const chosen = new Set(answer);
+    return chosen.size === new Set(equals).size && equals.every((item) => chosen.has(item));
+  }
+  return jsonEqual(answer, equals);
 }
 
 /** Structural equality of JSON values (object key order ignored). */
