@@ -24,6 +24,8 @@ export interface SubAgentPromptsOptions {
  * questions, permission and delivery prompts go to the parent's human, one at a time with the
  * parent's own prompts, labelled with the sub-agent's name. Both conversations record the
  * question: the sub-agent's as the assistant's, the parent's as `{"source":"other","name":agent}`.
+ * Each records what the person did (an answer, Back, Reply, End Turn, a cancel); End Turn ends
+ * both turns. Pass the hosting tool's `signal` to the sub-agent's `run()`.
  *
  * @example
  * const child = new ToolCoordinator({
