@@ -181,7 +181,8 @@ class WebPromptsImpl extends EventEmitter<WebPromptsEvents> implements WebPrompt
   readonly #board: PromptBoard;
   readonly #handler: RequestHandler;
 
-  constructor(options: WebPromptsOptions) {
+  /** `hosts`: the host names requests may be addressed to; any when absent (mounted). */
+  constructor(options: WebPromptsOptions, hosts?: ReadonlySet<string>) {
     super();
     const basePath = normalizeBasePath(options.basePath ?? "");
     this.token = options.token ?? newToken();
@@ -197,6 +198,7 @@ class WebPromptsImpl extends EventEmitter<WebPromptsEvents> implements WebPrompt
       );
     }
     this.pagePath = `${basePath}/#token=${encodeURIComponent(this.token)}`;
+    const allowedOrigins = new Set((options.allowedOrigins ?? []).map(checkedOrigin));
     this.#board = new PromptBoard(
       {
         waitForPageMs: checkedMs("waitForPageMs", options.waitForPageMs, 0),
@@ -213,7 +215,11 @@ class WebPromptsImpl extends EventEmitter<WebPromptsEvents> implements WebPrompt
       {
         basePath,
         token: this.token,
-        allowedOrigins: new Set((options.allowedOrigins ?? []).map(checkedOrigin)),
+        allowedOrigins,
+        allowedHosts:
+          hosts === undefined
+            ? undefined
+            : new Set([...hosts, ...[...allowedOrigins].map((origin) => new URL(origin).hostname)]),
         maxBodyBytes,
         heartbeatMs: 15_000,
       },
@@ -260,7 +266,9 @@ class StandaloneWebPromptsImpl extends WebPromptsImpl implements StandaloneWebPr
   #url: string | undefined;
 
   constructor(options: WebPromptsOptions, server: Server, host: string) {
-    super(options);
+    // On a loopback address only loopback names are expected; on others (a LAN address, a
+    // wildcard) the host knows which names its people use, so any is taken.
+    super(options, ["127.0.0.1", "localhost", "::1"].includes(host) ? LOOPBACK : undefined);
     this.server = server;
     this.#host = host;
     server.on("request", (req, res) => {
@@ -285,6 +293,9 @@ class StandaloneWebPromptsImpl extends WebPromptsImpl implements StandaloneWebPr
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }
+
+/** The names of this machine's loopback addresses, as they appear in a `Host` header. */
+const LOOPBACK: ReadonlySet<string> = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 /** Answers a request outside the base path of a standalone server. */
 function notFound(events: WebPrompts, req: IncomingMessage, res: ServerResponse): void {

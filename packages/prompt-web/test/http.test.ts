@@ -66,6 +66,32 @@ describe("the standalone server", () => {
   });
 });
 
+describe("the Host a request names", () => {
+  it("on a loopback address, a foreign host name is refused before anything (DNS rebinding)", async () => {
+    const port = new URL(web.url).port;
+    for (const [host, status] of [
+      [`evil.example:${port}`, 421],
+      [`localhost:${port}`, 200],
+      [`127.0.0.1:${port}`, 200],
+      [`LOCALHOST:${port}`, 200],
+    ] as const) {
+      expect(await rawGet(web, "/", host), host).toBe(status);
+    }
+    await rawGet(web, "/api/state", `evil.example:${port}`);
+    expect(refusals.at(-1)).toMatchObject({
+      status: 421,
+      reason: "the request is addressed to another host name",
+    });
+  });
+
+  it("takes the host names of allowed origins too, and any name when mounted", async () => {
+    await web.close();
+    web = await startWebPrompts({ allowedOrigins: ["http://app.example:8080"] });
+    expect(await rawGet(web, "/", "app.example:8080")).toBe(200);
+    expect(await rawGet(web, "/", "other.example")).toBe(421);
+  });
+});
+
 describe("the session token", () => {
   it.each([
     ["no token", null],
@@ -367,6 +393,18 @@ function rawPost(web: StandaloneWebPrompts, path: string, chunks: string[]): Pro
     );
     req.on("error", reject);
     for (const chunk of chunks) req.write(chunk);
+    req.end();
+  });
+}
+
+/** A GET with a `Host` header of our choosing (fetch does not let one set it). */
+function rawGet(web: StandaloneWebPrompts, path: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(new URL(path, originOf(web)), { headers: { Host: host } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on("error", reject);
     req.end();
   });
 }

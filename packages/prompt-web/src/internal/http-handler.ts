@@ -18,6 +18,12 @@ export interface HandlerConfig {
   readonly basePath: string;
   readonly token: string;
   readonly allowedOrigins: ReadonlySet<string>;
+  /**
+   * The host names a request may be addressed to (`Host`), or `undefined` for any. A server on
+   * a loopback address takes only loopback names, so a site that rebinds its own name to
+   * 127.0.0.1 (DNS rebinding) is refused before it reaches anything.
+   */
+  readonly allowedHosts: ReadonlySet<string> | undefined;
   readonly maxBodyBytes: number;
   /** How often an idle event stream gets a comment line, so proxies keep it open. */
   readonly heartbeatMs: number;
@@ -112,6 +118,11 @@ export class RequestHandler {
   }
 
   #route(req: IncomingMessage, res: ServerResponse, path: string): void {
+    const { allowedHosts } = this.#config;
+    if (allowedHosts !== undefined && !allowedHosts.has(hostName(req.headers.host))) {
+      this.#refuse(req, res, 421, "the request is addressed to another host name");
+      return;
+    }
     const matching = this.#routes.filter((route) => route.pattern.test(path));
     if (matching.length === 0) {
       this.#refuse(req, res, 404, "no such page or endpoint");
@@ -251,6 +262,13 @@ export class RequestHandler {
     });
     sendJson(res, status, { error: { message: reason } }, headers);
   }
+}
+
+/** The host name of a `Host` header, lowercased, without the port: `[::1]`, `localhost`. */
+export function hostName(host: string | undefined): string {
+  if (host === undefined) return "";
+  const name = host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.split(":")[0];
+  return (name ?? "").toLowerCase();
 }
 
 /** The request's path without its query string. */
