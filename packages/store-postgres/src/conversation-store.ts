@@ -1,0 +1,352 @@
+import { randomUUID } from "node:crypto";
+import {
+  ConversationStream,
+  encodeEvent,
+  FileConversationStore,
+  isConversationName,
+  type SaveOptions,
+  type SaveResult,
+  type StoredConversation,
+  type StoreError,
+  type StreamEvent,
+} from "@jp/conversation";
+import { err, ok, type Result } from "neverthrow";
+import type pg from "pg";
+import { syncInbox } from "./internal/inbox-sync.js";
+import { describe, inTransaction, type Names, namesFor, Rollback, schemaProblem } from "./internal/sql.js";
+
+/** Options of {@link PostgresConversationStore}. */
+export interface PostgresStoreOptions {
+  /** The PostgreSQL schema of the tables, as given to `migrate` (default `jp`). */
+  readonly schema?: string;
+}
+
+// What this store last read or wrote of a stream: the events by identity, so a save writes only
+// entries appended or replaced since (setMetadata replaces the entry object at its index).
+interface Snapshot {
+  readonly store: PostgresConversationStore;
+  readonly name: string;
+  readonly events: StreamEvent[];
+}
+const snapshots = new WeakMap<ConversationStream, Snapshot>();
+
+// `create` names conversations exactly as the file store does (JP's `<id>-<slug>`); it touches
+// no file.
+const namer = new FileConversationStore(".");
+
+interface ConversationRow {
+  metadata: StoredConversation["metadata"];
+  base_config: StoredConversation["baseConfig"] | null;
+  layout: StoredConversation["layout"];
+  revision: string;
+  event_count: number;
+  events: unknown;
+  rows: string;
+  last: number | null;
+}
+
+/**
+ * Conversations in PostgreSQL with the contract of `FileConversationStore`: `create`, `load`,
+ * `save`, `list`, `revision`, the same `StoredConversation` and the same `StoreError` kinds.
+ * Saves are compare-and-write against the revision the conversation was loaded with (one of two
+ * concurrent saves gets a `conflict`, nothing written), and write only what changed: appending to
+ * a 100,000-event conversation inserts the new events, and an entry whose metadata changed is
+ * rewritten in place. Each save also keeps the inbox of pending prompts in step with the stream.
+ *
+ * @example
+ * const store = new PostgresConversationStore(pool); // after `await migrate(pool)`
+ * const conversation = store.create({ title: "Deploy" });
+ * conversation.stream.startTurn("Ship it");
+ * const saved = await store.save(conversation); // Err({ kind: "conflict" }) if someone saved since
+ */
+export class PostgresConversationStore {
+  readonly #pool: pg.Pool;
+  readonly #n: Names;
+
+  /** @throws {TypeError} when `options.schema` is not a plain identifier (a programming error). */
+  constructor(pool: pg.Pool, options: PostgresStoreOptions = {}) {
+    const schema = options.schema ?? "jp";
+    const problem = schemaProblem(schema);
+    if (problem !== undefined) throw new TypeError(problem);
+    this.#pool = pool;
+    this.#n = namesFor(schema);
+  }
+
+  /** A new, empty conversation (not yet saved), named `<id>-<slug>` like JP's. */
+  create(options: { readonly title?: string; readonly now?: Date } = {}): StoredConversation {
+    return namer.create(options);
+  }
+
+  /** The names of all conversations, sorted as the file store sorts them. */
+  async list(): Promise<Result<string[], StoreError>> {
+    try {
+      const { rows } = await this.#pool.query<{ name: string }>(
+        `SELECT name FROM ${this.#n.conversations}`,
+      );
+      return ok(rows.map((r) => r.name).sort());
+    } catch (cause) {
+      return err(this.#io("", "cannot list the conversations", cause));
+    }
+  }
+
+  /**
+   * Loads a conversation, its events in one consistent read. A name outside JP's grammar is an
+   * `invalid-id` error; a missing conversation `not-found`; stored events this version cannot
+   * decode `corrupt`.
+   */
+  async load(name: string): Promise<Result<StoredConversation, StoreError>> {
+    const bad = this.#checkName(name);
+    if (bad !== undefined) return err(bad);
+    let row: ConversationRow | undefined;
+    try {
+      // One statement, so the events are those of the revision read with them.
+      const result = await this.#pool.query<ConversationRow>(
+        `SELECT c.metadata, c.base_config, c.layout, c.revision, c.event_count,
+                e.events, e.rows, e.last
+           FROM ${this.#n.conversations} c,
+           LATERAL (SELECT coalesce(json_agg(event ORDER BY seq), '[]'::json) AS events,
+                           count(*) AS rows, max(seq) AS last
+                      FROM ${this.#n.events} WHERE conversation = c.name) e
+          WHERE c.name = $1`,
+        [name],
+      );
+      row = result.rows[0];
+    } catch (cause) {
+      return err(this.#io(name, `cannot load conversation ${name}`, cause));
+    }
+    if (row === undefined) {
+      return err({ kind: "not-found", path: this.#path(name), message: `no conversation ${name}` });
+    }
+    const count = Number(row.rows);
+    if (count !== row.event_count || (row.last ?? -1) !== count - 1) {
+      return err(this.#corrupt(name, `expected events 0 to ${row.event_count - 1}, found ${count}`));
+    }
+    const stream = ConversationStream.decode(row.events);
+    if (stream.isErr()) return err(this.#corrupt(name, stream.error.message));
+    snapshots.set(stream.value, { store: this, name, events: stream.value.events.slice() });
+    return ok({
+      name,
+      metadata: row.metadata,
+      baseConfig: row.base_config ?? undefined,
+      layout: row.layout,
+      stream: stream.value,
+      revision: row.revision,
+    });
+  }
+
+  /** The current revision of a conversation (`null` if there is none of that name). */
+  async revision(name: string): Promise<Result<string | null, StoreError>> {
+    const bad = this.#checkName(name);
+    if (bad !== undefined) return err(bad);
+    try {
+      const { rows } = await this.#pool.query<{ revision: string }>(
+        `SELECT revision FROM ${this.#n.conversations} WHERE name = $1`,
+        [name],
+      );
+      return ok(rows[0]?.revision ?? null);
+    } catch (cause) {
+      return err(this.#io(name, `cannot read the revision of ${name}`, cause));
+    }
+  }
+
+  /**
+   * Saves a conversation if and only if it is still at `options.expectedRevision`, by default
+   * `conversation.revision` (never saved: no conversation of that name may exist); otherwise a
+   * `conflict` error and nothing is written. On success `conversation.revision` is the new
+   * revision. Only entries appended or replaced since this store loaded or saved the stream are
+   * written; a stream it does not know is written whole. `lockTimeoutMs` is accepted for
+   * compatibility and not used: PostgreSQL's row lock orders concurrent saves.
+   */
+  async save(
+    conversation: StoredConversation,
+    options: SaveOptions = {},
+  ): Promise<Result<SaveResult, StoreError>> {
+    const { name, stream } = conversation;
+    const bad = this.#checkName(name);
+    if (bad !== undefined) return err(bad);
+    const expected =
+      options.expectedRevision !== undefined
+        ? options.expectedRevision
+        : (conversation.revision ?? null);
+    const events = stream.events;
+    const known = snapshots.get(stream);
+    const snapshot = known?.store === this && known.name === name ? known : undefined;
+    let plan: WritePlan;
+    try {
+      plan = planWrite(events, expected === null ? undefined : snapshot);
+    } catch (cause) {
+      return err(this.#corrupt(name, `the conversation cannot be stored as JSON: ${describe(cause)}`));
+    }
+    const revision = randomUUID();
+    try {
+      const written = await inTransaction(this.#pool, async (client) => {
+        const claimed = await this.#claimRevision(client, conversation, expected, revision);
+        if (claimed !== undefined) return new Rollback(err<SaveResult, StoreError>(claimed));
+        await writeEvents(client, this.#n, name, plan);
+        await syncInbox(client, this.#n, name, events, new Date());
+        return ok<SaveResult, StoreError>({ revision });
+      });
+      if (written.isErr()) return written;
+    } catch (cause) {
+      return err(this.#io(name, `cannot save conversation ${name}`, cause));
+    }
+    conversation.revision = revision;
+    snapshots.set(stream, { store: this, name, events: events.slice() });
+    return ok({ revision });
+  }
+
+  // Moves the conversation row to the new revision if it is at `expected`: the compare of the
+  // compare-and-write. The row stays locked until the transaction ends.
+  async #claimRevision(
+    client: pg.PoolClient,
+    conversation: StoredConversation,
+    expected: string | null,
+    revision: string,
+  ): Promise<StoreError | undefined> {
+    const n = this.#n;
+    const fields = [
+      conversation.name,
+      JSON.stringify(conversation.metadata),
+      conversation.baseConfig === undefined ? null : JSON.stringify(conversation.baseConfig),
+      conversation.layout,
+      revision,
+      conversation.stream.length,
+    ];
+    const { rowCount } =
+      expected === null
+        ? await client.query(
+            `INSERT INTO ${n.conversations} (name, metadata, base_config, layout, revision, event_count)
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (name) DO NOTHING`,
+            fields,
+          )
+        : await client.query(
+            `UPDATE ${n.conversations} SET metadata = $2, base_config = $3, layout = $4,
+                    revision = $5, event_count = $6, updated_at = now()
+              WHERE name = $1 AND revision = $7`,
+            [...fields, expected],
+          );
+    if (rowCount === 1) return undefined;
+    const { rows } = await client.query<{ revision: string }>(
+      `SELECT revision FROM ${n.conversations} WHERE name = $1`,
+      [conversation.name],
+    );
+    return this.#conflict(conversation.name, expected, rows[0]?.revision ?? null);
+  }
+
+  #checkName(name: unknown): StoreError | undefined {
+    if (isConversationName(name as string)) return undefined;
+    return {
+      kind: "invalid-id",
+      path: this.#path(""),
+      message: `${JSON.stringify(name)} is not a conversation name: expected <id> or <id>-<slug>, where the id is digits and the slug letters, digits and "-"`,
+    };
+  }
+
+  #path(name: string): string {
+    return `postgres:${this.#n.schema}/${name}`;
+  }
+
+  #io(name: string, what: string, cause: unknown): StoreError {
+    return { kind: "io", path: this.#path(name), message: `${what}: ${describe(cause)}`, cause };
+  }
+
+  #corrupt(name: string, reason: string): StoreError {
+    return {
+      kind: "corrupt",
+      path: this.#path(name),
+      message: `conversation ${name} is corrupt: ${reason}`,
+    };
+  }
+
+  #conflict(name: string, expected: string | null, found: string | null): StoreError {
+    const what =
+      expected === null
+        ? `conversation ${name} already exists`
+        : found === null
+          ? `conversation ${name} is gone since it was loaded`
+          : `conversation ${name} was saved by another writer since it was loaded`;
+    return {
+      kind: "conflict",
+      path: this.#path(name),
+      message: `${what}; nothing was written: load it again, apply the change and save that`,
+      expectedRevision: expected,
+      currentRevision: found,
+    };
+  }
+}
+
+/** What a save writes to the events table. */
+interface WritePlan {
+  /** Delete every event from this sequence number on (a stream that got shorter, or written whole). */
+  readonly truncateFrom: number | undefined;
+  /** `[seq, event]` pairs of entries replaced in place. */
+  readonly replaced: string | undefined;
+  /** Entries to insert from sequence number `appendFrom` on, as a JSON array. */
+  readonly appended: string | undefined;
+  readonly appendFrom: number;
+}
+
+// Entries are immutable and replaced as a whole (setMetadata, sanitize): comparing by identity
+// with what was last read or written finds every change, at the cost of one pointer compare per
+// entry and no serialisation of unchanged ones.
+function planWrite(events: readonly StreamEvent[], snapshot: Snapshot | undefined): WritePlan {
+  if (snapshot === undefined) {
+    return {
+      truncateFrom: 0,
+      replaced: undefined,
+      appended: events.length === 0 ? undefined : jsonArray(events, 0),
+      appendFrom: 0,
+    };
+  }
+  const before = snapshot.events;
+  const common = Math.min(before.length, events.length);
+  const replaced: string[] = [];
+  for (let i = 0; i < common; i++) {
+    if (events[i] !== before[i]) {
+      replaced.push(`[${i},${JSON.stringify(encodeEvent(events[i] as StreamEvent))}]`);
+    }
+  }
+  return {
+    truncateFrom: events.length < before.length ? events.length : undefined,
+    replaced: replaced.length === 0 ? undefined : `[${replaced.join(",")}]`,
+    appended: events.length > before.length ? jsonArray(events, before.length) : undefined,
+    appendFrom: before.length,
+  };
+}
+
+function jsonArray(events: readonly StreamEvent[], from: number): string {
+  const parts: string[] = [];
+  for (let i = from; i < events.length; i++) {
+    parts.push(JSON.stringify(encodeEvent(events[i] as StreamEvent)));
+  }
+  return `[${parts.join(",")}]`;
+}
+
+async function writeEvents(
+  client: pg.PoolClient,
+  n: Names,
+  name: string,
+  plan: WritePlan,
+): Promise<void> {
+  if (plan.truncateFrom !== undefined) {
+    await client.query(`DELETE FROM ${n.events} WHERE conversation = $1 AND seq >= $2`, [
+      name,
+      plan.truncateFrom,
+    ]);
+  }
+  if (plan.replaced !== undefined) {
+    await client.query(
+      `UPDATE ${n.events} e SET event = u.value -> 1
+         FROM json_array_elements($2::json) u
+        WHERE e.conversation = $1 AND e.seq = (u.value ->> 0)::integer`,
+      [name, plan.replaced],
+    );
+  }
+  if (plan.appended !== undefined) {
+    await client.query(
+      `INSERT INTO ${n.events} (conversation, seq, event)
+       SELECT $1, $2 + t.ord - 1, t.value FROM json_array_elements($3::json) WITH ORDINALITY t(value, ord)`,
+      [name, plan.appendFrom, plan.appended],
+    );
+  }
+}
