@@ -108,7 +108,8 @@ export class TerminalSession {
     const { input } = this.streams();
     let called = false;
     const once = () => {
-      if (called) return;
+      // A terminal this session closed itself (to hand it to an editor) has not hung up.
+      if (called || this.#closing.has(input)) return;
       called = true;
       listener();
     };
@@ -131,6 +132,9 @@ export class TerminalSession {
     return { stdio: [fd, fd, fd], close: () => closeSync(fd) };
   }
 
+  // Inputs this session is closing on purpose: their `close` is not the terminal hanging up.
+  readonly #closing = new WeakSet<NodeJS.ReadableStream>();
+
   /** Closes the terminal if it was opened here. Idempotent. */
   release(): void {
     const streams = this.#streams;
@@ -139,6 +143,7 @@ export class TerminalSession {
     const { input, output } = streams;
     if (input instanceof ReadStream) {
       if (input.isRaw) input.setRawMode(false);
+      this.#closing.add(input);
       input.destroy();
     }
     if (output instanceof WriteStream) output.destroy();
