@@ -93,7 +93,9 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   /**
    * How long a person has to answer each prompt once it is shown. A prompt left unanswered is
-   * recorded as `timeout`, never as the person's decline. No limit by default.
+   * recorded as `timeout`, never as the person's decline. No limit by default, nor with
+   * `Infinity` or more than 2^31-1 ms (about 24.8 days); zero, a negative number or NaN is a
+   * `RangeError` (the run rejects before anything is recorded).
    */
   readonly promptTimeoutMs?: number;
   /**
@@ -184,6 +186,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     calls: readonly (ToolCallRequest | ToolCall)[],
     options: RunOptions,
   ): Promise<RunResult> {
+    promptTimeout(options.promptTimeoutMs); // a bad limit rejects before anything is recorded
     const recorded = openRequestCounts(this.#options.stream.events);
     const requests = calls.map((call) => ({ call: this.#recordRequest(call, recorded) }));
     return this.#cycle(requests, { ...options, turn: options.turn });
@@ -199,6 +202,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
    * empty result when the last turn is not suspended.
    */
   async resume(options: ResumeOptions = {}): Promise<RunResult> {
+    promptTimeout(options.promptTimeoutMs); // a bad limit rejects before anything changes
     const { stream } = this.#options;
     const now = options.now ?? new Date();
     const found = findMarkers(stream);
@@ -277,7 +281,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
       },
       queue: this.#queue,
       emitter: this,
-      promptTimeoutMs: options.promptTimeoutMs,
+      promptTimeoutMs: promptTimeout(options.promptTimeoutMs),
       secrets: new SecretMask(),
       suspend,
       stored: resumed.stored,
@@ -478,6 +482,18 @@ function openRequestCounts(events: readonly StreamEvent[]): Map<string, number> 
   }
   for (const [id, count] of open) if (count <= 0) open.delete(id);
   return open;
+}
+
+// Timers cannot wait longer than this; a longer limit (or Infinity) means no limit.
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+function promptTimeout(ms: number | undefined): number | undefined {
+  if (ms === undefined || ms === Number.POSITIVE_INFINITY || ms > LONGEST_TIMER_MS)
+    return undefined;
+  if (!(ms > 0)) {
+    throw new RangeError(`promptTimeoutMs must be a positive number of milliseconds, got ${ms}`);
+  }
+  return ms;
 }
 
 // The index of the current turn's request that `call` is, preferring the very object.

@@ -450,3 +450,28 @@ describe("two processes answering the same prompt at once", () => {
     }
   }, 30_000);
 });
+
+describe("promptTimeoutMs limits", () => {
+  it("zero, negative and NaN reject before anything is recorded; Infinity means no limit", async () => {
+    for (const bad of [0, -5, Number.NaN]) {
+      const { stream, coordinator } = setup(UNATTENDED, { asker: form([q("go")]) });
+      const before = stream.toJSON();
+      await expect(
+        coordinator.run([call("call_1", "asker")], { turn: new TurnState(), promptTimeoutMs: bad }),
+      ).rejects.toThrow(RangeError);
+      expect(stream.toJSON()).toEqual(before);
+    }
+    const human = new MockPromptBackend({ questions: [{ type: "answer", value: true }] });
+    const stream = started();
+    const result = await new ToolCoordinator({
+      stream,
+      tools: UNATTENDED,
+      executors: new MockExecutorSource({ asker: form([q("go")]) }),
+      prompts: human,
+    }).run([call("call_1", "asker")], {
+      turn: new TurnState(),
+      promptTimeoutMs: Number.POSITIVE_INFINITY,
+    });
+    expect(result.responses.map((r) => r.content)).toEqual(['{"go":true}']);
+  });
+});
