@@ -23,49 +23,89 @@ const FORM = {
 };
 
 /**
- * A parent whose `research` call runs a sub-agent that asks {@link FORM} through the parent's
- * human, scripted by `replies`. Returns both conversations' inquiry trails, both runs' results
- * and what each tool call returned.
+ * A tool that runs a sub-agent asking `args` through the parent's human, recording in `stream`;
+ * `done` receives the sub-agent's run result.
  */
-async function escalated(
-  replies: readonly Script[],
-  options: { signal?: AbortSignal; queued?: boolean } = {},
-) {
-  const parentStream = ConversationStream.empty();
-  parentStream.startTurn("Research.");
-  const childStream = ConversationStream.empty();
-  const human = new MockPromptBackend({ questions: replies });
-  let child: RunResult | undefined;
-  let parent: ToolCoordinator | undefined;
-  const research: BuiltinTool = {
+function subAgent(
+  parentOf: () => ToolCoordinator | undefined,
+  toolCallId: string,
+  stream: ConversationStream,
+  done: (result: RunResult) => void,
+  args = FORM,
+): BuiltinTool {
+  return {
     async execute({ signal }) {
-      childStream.startTurn("Find the config file.");
+      stream.startTurn("Find the config file.");
+      const parent = parentOf();
       const coordinator = new ToolCoordinator({
-        stream: childStream,
+        stream,
         tools: builtinToolConfigs(),
         executors: builtinExecutorSource({ ask_user: askUser }),
         prompts: subAgentPrompts({
           agent: "researcher",
-          ...(parent === undefined
-            ? {}
-            : { parent: { coordinator: parent, toolCallId: "call_parent" } }),
+          ...(parent === undefined ? {} : { parent: { coordinator: parent, toolCallId } }),
         }),
       });
-      child = await coordinator.run([{ id: "call_child", name: "ask_user", arguments: FORM }], {
-        turn: new TurnState(),
-        signal,
-      });
-      return { type: "success", content: child.responses[0]?.content ?? "" };
+      const result = await coordinator.run(
+        [{ id: "call_child", name: "ask_user", arguments: args }],
+        { turn: new TurnState(), signal },
+      );
+      done(result);
+      return { type: "success", content: result.responses[0]?.content ?? "" };
     },
   };
+}
+
+/**
+ * A parent whose `research` call runs a sub-agent that asks {@link FORM} through the parent's
+ * human, scripted by `replies`. Returns both conversations' inquiry trails, both runs' results
+ * and what each tool call returned. With `queued`, a second call asks a question once the
+ * sub-agent's is on screen: the parent's own (`confirm`), or a second sub-agent's (`second`).
+ */
+async function escalated(
+  replies: readonly Script[],
+  options: { signal?: AbortSignal; queued?: "confirm" | "second" } = {},
+) {
+  const parentStream = ConversationStream.empty();
+  parentStream.startTurn("Research.");
+  const childStream = ConversationStream.empty();
+  const secondStream = ConversationStream.empty();
+  // With a second sub-agent, the person replies once its question waits in line at the parent.
+  let secondQueued: () => void = () => {};
+  const queued = new Promise<void>((resolve) => {
+    secondQueued = resolve;
+  });
+  const [first, ...rest] = replies;
+  const human = new MockPromptBackend({
+    questions:
+      options.queued === "second" && first !== undefined && typeof first !== "function"
+        ? [() => queued.then(() => first), ...rest]
+        : replies,
+  });
+  let child: RunResult | undefined;
+  let second: RunResult | undefined;
+  let parent: ToolCoordinator | undefined;
+  const research = subAgent(
+    () => parent,
+    "call_parent",
+    childStream,
+    (result) => {
+      child = result;
+    },
+  );
   // The parent's own question, asked once the sub-agent's is on screen: it waits in line behind it.
   let firstShown: () => void = () => {};
   const shown = new Promise<void>((resolve) => {
     firstShown = resolve;
   });
+  const later = (tool: BuiltinTool): BuiltinTool => ({
+    async execute(input) {
+      await shown;
+      return tool.execute(input);
+    },
+  });
   const confirm: BuiltinTool = {
     async execute({ answers }) {
-      await shown;
       if (answers.ok !== undefined) return { type: "success", content: "confirmed" };
       const question = { id: "ok", text: "Proceed?", answer_type: { type: "boolean" } } as const;
       return { type: "needs_input", question };
@@ -77,13 +117,33 @@ async function escalated(
       ...builtinToolConfigs(),
       research: { run: "unattended" },
       confirm: { run: "unattended" },
+      second: { run: "unattended" },
     },
-    executors: builtinExecutorSource({ research, confirm }),
+    executors: builtinExecutorSource({
+      research,
+      confirm: later(confirm),
+      second: later(
+        subAgent(
+          () => parent,
+          "call_second",
+          secondStream,
+          (result) => {
+            second = result;
+          },
+          { questions: [{ id: "scope", text: "Whole repo?", answer_type: "boolean" }] },
+        ),
+      ),
+    }),
     prompts: human,
   });
   parent.once("prompt-shown", () => firstShown());
+  parent.on("inquiry-recorded", ({ event }) => {
+    if (event.type === "inquiry_request" && event.id.startsWith("call_second.")) secondQueued();
+  });
   const calls = [{ id: "call_parent", name: "research", arguments: {} }];
-  if (options.queued === true) calls.push({ id: "call_confirm", name: "confirm", arguments: {} });
+  if (options.queued === "confirm")
+    calls.push({ id: "call_confirm", name: "confirm", arguments: {} });
+  if (options.queued === "second") calls.push({ id: "call_second", name: "second", arguments: {} });
   const result = await parent.run(calls, {
     turn: new TurnState(),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -96,6 +156,7 @@ async function escalated(
       trail: trail(childStream.events),
       content: child.responses[0]?.content,
     },
+    second: { result: second, trail: trail(secondStream.events) },
     human,
   };
 }
@@ -119,7 +180,7 @@ describe("a sub-agent's question answered with a control at the parent", () => {
   });
 
   it("End Turn there closes the parent's prompts queued behind it, unseen", async () => {
-    const { parent, child, human } = await escalated([{ type: "end_turn" }], { queued: true });
+    const { parent, child, human } = await escalated([{ type: "end_turn" }], { queued: "confirm" });
 
     expect(human.questions.map((q) => q.question.id)).toEqual(["dir"]);
     expect(child.trail).toEqual([
@@ -138,6 +199,32 @@ describe("a sub-agent's question answered with a control at the parent", () => {
       "The user ended the turn.",
       "The user ended the turn.",
     ]);
+  });
+
+  it("End Turn there closes another sub-agent's question queued behind it, in both conversations", async () => {
+    const { parent, child, second, human } = await escalated([{ type: "end_turn" }], {
+      queued: "second",
+    });
+
+    expect(human.questions.map((q) => q.question.id)).toEqual(["dir"]);
+    expect(child.trail).toEqual([
+      ["request", "call_child.dir.1"],
+      ["cancelled", "call_child.dir.1", "end_turn"],
+    ]);
+    expect(child.result.endTurn).toBe(true);
+    // The other sub-agent's question was never shown: the turn ended, nobody declined it.
+    expect(second.trail).toEqual([
+      ["request", "call_child.scope.1"],
+      ["cancelled", "call_child.scope.1", "turn_ended"],
+    ]);
+    expect(second.result?.endTurn).toBe(false);
+    expect(parent.trail).toEqual([
+      ["request", "call_parent.dir.1"],
+      ["request", "call_second.scope.1"],
+      ["cancelled", "call_parent.dir.1", "end_turn"],
+      ["cancelled", "call_second.scope.1", "turn_ended"],
+    ]);
+    expect(parent.result.endTurn).toBe(true);
   });
 
   it("a control the question did not offer counts as a cancel in both conversations", async () => {
