@@ -179,7 +179,7 @@ export class PostgresConversationStore {
     }
     const revision = randomUUID();
     try {
-      const written = await inTransaction(this.#pool, async (client) => {
+      const written = await inTransaction<Result<SaveResult, StoreError>>(this.#pool, async (client) => {
         const claimed = await this.#claimRevision(client, conversation, expected, revision);
         if (claimed !== undefined) return new Rollback(err<SaveResult, StoreError>(claimed));
         await writeEvents(client, this.#n, name, plan);

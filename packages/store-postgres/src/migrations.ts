@@ -102,7 +102,7 @@ export async function migrate(
   if (problem !== undefined) return err({ kind: "invalid-schema", message: problem });
   const n = namesFor(schema);
   try {
-    return await inTransaction(pool, async (client) => {
+    return await inTransaction<Result<MigrateResult, MigrationError>>(pool, async (client) => {
       // Every migrating process of this schema waits here for the one before it.
       await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`jp-store:${schema}`]);
       await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);

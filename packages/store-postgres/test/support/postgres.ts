@@ -113,6 +113,13 @@ export async function startServer(template: string): Promise<TestServer> {
   await ctl("-l", log, "-w", "-o", options, "start");
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const pools: pg.Pool[] = [];
+  const dump = async () => {
+    const [cmd, argv] = asServerUser(join(bin, "pg_dump"), [
+      ...["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "postgres"],
+    ]);
+    const { stdout } = await run(cmd, argv, { maxBuffer: 256 * 1024 * 1024 });
+    return stdout;
+  };
   return {
     url,
     port,
@@ -132,16 +139,10 @@ export async function startServer(template: string): Promise<TestServer> {
       await ctl("-m", "immediate", "-w", "stop").catch(() => {});
       rmSync(dir, { recursive: true, force: true });
     },
-    async dump() {
-      const [cmd, argv] = asServerUser(join(bin, "pg_dump"), [
-        ...["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "postgres"],
-      ]);
-      const { stdout } = await run(cmd, argv, { maxBuffer: 256 * 1024 * 1024 });
-      return stdout;
-    },
+    dump,
     async holds(secret) {
       const found: string[] = [];
-      if ((await this.dump()).includes(secret)) found.push("pg_dump");
+      if ((await dump()).includes(secret)) found.push("pg_dump");
       // Flush everything to the data files, so a secret written anywhere is on disk now.
       const client = new pg.Client({ connectionString: url });
       await client.connect();

@@ -1,0 +1,77 @@
+import type { Result } from "neverthrow";
+import { err } from "neverthrow";
+import type { InboxError } from "../errors.js";
+import type { InboxListener, InboxNotice } from "../listener.js";
+
+/** What {@link waitFor} waits on. */
+export interface WaitSpec<T> {
+  readonly listener: InboxListener;
+  /** Whether a notification may concern the wait: then the state is looked at again. */
+  readonly matches: (notice: InboxNotice) => boolean;
+  /** The state: a result ends the wait, `undefined` goes on waiting (also when unreachable). */
+  readonly check: () => Promise<Result<T, InboxError> | undefined>;
+  readonly signal?: AbortSignal;
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Waits for `check` to give a result, looking again on every matching notification and every
+ * (re)connection of the listener: a notification lost while the connection was down is made up
+ * for by the look taken once listening again. Never more than one look at a time.
+ */
+export function waitFor<T>(spec: WaitSpec<T>): Promise<Result<T, InboxError>> {
+  const { listener, signal } = spec;
+  return new Promise((resolve) => {
+    let done = false;
+    let looking = false;
+    let again = false;
+    const finish = (result: Result<T, InboxError>) => {
+      if (done) return;
+      done = true;
+      listener.off("notice", onNotice);
+      listener.off("connected", look);
+      signal?.removeEventListener("abort", onAbort);
+      clearTimeout(timer);
+      resolve(result);
+    };
+    const look = () => {
+      if (done) return;
+      if (looking) {
+        again = true;
+        return;
+      }
+      looking = true;
+      void (async () => {
+        do {
+          again = false;
+          const result = await spec.check().catch(() => undefined);
+          if (result !== undefined) finish(result);
+        } while (again && !done);
+        looking = false;
+      })();
+    };
+    const onNotice = (notice: InboxNotice) => {
+      if (spec.matches(notice)) look();
+    };
+    const onAbort = () =>
+      finish(err({ kind: "cancelled", message: "the wait for an answer was cancelled" }));
+    const timer =
+      spec.timeoutMs === undefined
+        ? undefined
+        : setTimeout(
+            () =>
+              finish(
+                err({ kind: "timeout", message: `no answer within ${spec.timeoutMs} ms` }),
+              ),
+            spec.timeoutMs,
+          );
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    listener.on("notice", onNotice);
+    listener.on("connected", look);
+    // Subscribed first, then looking: an answer committed in between is seen either way (if the
+    // listener is not connected yet, its `connected` brings another look).
+    look();
+    void listener.start();
+  });
+}

@@ -1,0 +1,109 @@
+import { hostname } from "node:os";
+import type {
+  AskOptions,
+  LaterReply,
+  PromptBackend,
+  PromptRequest,
+  ReplyFor,
+} from "@jp/coordinator";
+import { type PostgresInbox, inboxInternals } from "./inbox.js";
+import { closeLive, openLive, renewLive } from "./internal/live.js";
+import { isSecret, promptIdOf } from "./internal/markers.js";
+import { isConnectionError } from "./internal/sql.js";
+
+/** Options of {@link createInboxPrompts}. */
+export interface InboxPromptsOptions {
+  readonly inbox: PostgresInbox;
+  /** The conversation the coordinator records in (it need not be saved yet). */
+  readonly conversation: string;
+  /**
+   * How long a prompt waits in the inbox for an answer before the turn suspends at it (the
+   * backend replies `later`; save the conversation and the prompt stays in the inbox, now
+   * suspended). `0` suspends at once; by default it waits as long as the turn runs.
+   */
+  readonly waitMs?: number;
+  /**
+   * Where secret questions are asked: a prompt backend of this host (its terminal, its web
+   * page), so the answer goes from the person to this process and never through the database.
+   * Without one, a secret question suspends the turn (then answer it in memory with
+   * `resume({ answers })`, or at a live prompt when the turn resumes).
+   */
+  readonly secrets?: PromptBackend;
+  /** The host's name in the inbox (default `<hostname>:<pid>`). */
+  readonly host?: string;
+  /**
+   * How long a waiting prompt stays listed without this host renewing it (default 30 s; renewed
+   * every third of it). A host that dies leaves its prompt for at most this long.
+   */
+  readonly leaseMs?: number;
+  /** How long to retry when the database cannot be reached (a restart), default 30 s. */
+  readonly retryMs?: number;
+}
+
+/**
+ * A `PromptBackend` whose prompts go to the inbox: a live `run()` puts each prompt there, waits,
+ * and goes on the moment any process answers it with `inbox.answer` (`NOTIFY`, within
+ * milliseconds), also across a restart of the database. After `waitMs` without an answer the turn
+ * suspends at the prompt instead. Secret questions never go to the inbox (see `secrets`).
+ *
+ * @example
+ * const prompts = createInboxPrompts({ inbox, conversation: conversation.name, waitMs: 60_000 });
+ * const coordinator = new ToolCoordinator({ stream: conversation.stream, tools, executors, prompts });
+ * const { pending } = await coordinator.run(calls, { turn: new TurnState() });
+ * await store.save(conversation); // prompts still pending are now suspended in the inbox
+ */
+export function createInboxPrompts(options: InboxPromptsOptions): PromptBackend {
+  const { pool, names } = inboxInternals(options.inbox);
+  const leaseMs = options.leaseMs ?? 30_000;
+  const retryMs = options.retryMs ?? 30_000;
+  const host = options.host ?? `${hostname()}:${process.pid}`;
+  const { conversation, inbox } = options;
+  return {
+    isHumanReachable: () => true,
+    async ask<R extends PromptRequest>(
+      request: R,
+      { signal }: AskOptions,
+    ): Promise<ReplyFor<R> | LaterReply> {
+      if (isSecret(request)) {
+        return options.secrets === undefined
+          ? { type: "later" }
+          : options.secrets.ask(request, { signal });
+      }
+      if (options.waitMs === 0) return { type: "later" };
+      const id = await retrying(
+        () => openLive(pool, names, { conversation, request, host, leaseMs }),
+        retryMs,
+      );
+      const renew = setInterval(
+        () => void renewLive(pool, names, id, leaseMs).catch(() => {}),
+        Math.max(1, Math.floor(leaseMs / 3)),
+      );
+      renew.unref();
+      try {
+        await inbox.waitForAnswer(
+          { conversation, promptId: promptIdOf(request) },
+          { signal, ...(options.waitMs === undefined ? {} : { timeoutMs: options.waitMs }) },
+        );
+      } finally {
+        clearInterval(renew);
+      }
+      // Whatever ended the wait, the row comes out with the reply it got, in one statement.
+      const { reply } = await retrying(() => closeLive(pool, names, id), retryMs);
+      if (reply !== undefined) return reply as ReplyFor<R>;
+      return signal.aborted ? ({ type: "cancelled" } as ReplyFor<R>) : { type: "later" };
+    },
+  };
+}
+
+// Retries while the database is unreachable (a restart takes a fraction of a second).
+async function retrying<T>(body: () => Promise<T>, retryMs: number): Promise<T> {
+  const until = Date.now() + retryMs;
+  for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
+    try {
+      return await body();
+    } catch (cause) {
+      if (!isConnectionError(cause) || Date.now() + delay > until) throw cause;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
