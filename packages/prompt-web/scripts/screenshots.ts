@@ -182,7 +182,31 @@ try {
     await page.close();
     console.log(`docs/${shot.name}.png`);
   }
+  await conversationsShot();
 } finally {
   await browser.close();
   await web.close();
+}
+
+/** Two conversations, one with a prompt waiting its turn. */
+async function conversationsShot(): Promise<void> {
+  const page = await browser.newPage({ viewport: { width: 720, height: 400 } });
+  await page.goto(web.url);
+  const abort = new AbortController();
+  const { signal } = abort;
+  const release = web.backend({ conversationId: "release", title: "Release widgets" });
+  const docs = web.backend({ conversationId: "docs", title: "Update the docs" });
+  const asked = [
+    release.ask(shots[1]?.request as PromptRequest, { signal }),
+    release.ask(shots[6]?.request as PromptRequest, { signal }),
+    docs.ask(shots[3]?.request as PromptRequest, { signal }),
+  ];
+  await page.locator("article.prompt").nth(1).waitFor();
+  await page.locator(".waiting li").waitFor();
+  await page.locator("html").evaluate((root) => root.ownerDocument.activeElement?.blur());
+  await page.screenshot({ path: new URL("conversations.png", out).pathname, fullPage: true });
+  abort.abort();
+  await Promise.all(asked);
+  await page.close();
+  console.log("docs/conversations.png");
 }
