@@ -10,6 +10,14 @@ export { ASK_USER_PARAMETERS } from "./ask-user/parameters.js";
 export { askUser, MISMATCHED_ANSWER } from "./ask-user/tool.js";
 export { builtinToolConfigs } from "./builtin-configs.js";
 export type {
+  ConversationSaver,
+  Coordinator,
+  CoordinatorConversation,
+  CoordinatorRunOptions,
+  CreateCoordinatorOptions,
+} from "./create-coordinator.js";
+export { createCoordinator } from "./create-coordinator.js";
+export type {
   AnthropicTool,
   OpenAIChatTool,
   OpenAIResponsesTool,

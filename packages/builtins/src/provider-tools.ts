@@ -56,12 +56,18 @@ export interface ProviderToolByFormat {
 /** A tool in any of the provider formats. */
 export type ProviderTool = ProviderToolByFormat[ProviderToolFormat];
 
-/** Why a configured tool cannot be offered to a provider. `message` names the tool and the fix. */
-export interface ProviderToolsError {
-  readonly kind: "invalid-tool-name" | "invalid-parameters";
-  readonly tool: string;
-  readonly message: string;
-}
+/**
+ * Why the tools cannot be offered to a provider, by `kind`: a configured tool the providers would
+ * reject (`tool` names it), or `no-tools` when not one tool would be offered (an empty `tools`
+ * list is almost always a forgotten `builtinToolConfigs()`). `message` says what to change.
+ */
+export type ProviderToolsError =
+  | {
+      readonly kind: "invalid-tool-name" | "invalid-parameters";
+      readonly tool: string;
+      readonly message: string;
+    }
+  | { readonly kind: "no-tools"; readonly message: string };
 
 /** Options of {@link toProviderTools}. */
 export interface ProviderToolsOptions {
@@ -113,7 +119,8 @@ export function toolInputSchema(config: ResolvedToolConfig | ToolConfig): JsonOb
  * `^[a-zA-Z0-9_-]{1,64}$`, or parameters that are not JSON Schema (an argument that is not a schema
  * object, a `required` flag that is not a boolean, a `"type"` that is not a JSON Schema type such as
  * `"any"`). The first such tool, in emission order, is reported. Tools left out by
- * `options.include` are not checked.
+ * `options.include` are not checked. Offering no tool at all is an error too (`no-tools`), never
+ * a silent empty list: without `builtinToolConfigs()` layered in, not even `ask_user` is offered.
  *
  * @example
  * const tools = layerToolsConfigs(builtinToolConfigs(), userTools);
@@ -148,7 +155,19 @@ export function toProviderTools<F extends ProviderToolFormat>(
     }
     emitted.push(shape(provider, name, config.description, toolInputSchema(config)));
   }
+  if (emitted.length === 0)
+    return err({ kind: "no-tools", message: noToolsMessage(tools, options) });
   return ok(emitted);
+}
+
+function noToolsMessage(tools: ToolsConfig, options: ProviderToolsOptions): string {
+  if (!Object.hasOwn(tools, "ask_user")) {
+    return "no tool to offer: the configuration has no enabled tool, not even the built-in ask_user. Layer the built-ins under it with layerToolsConfigs(builtinToolConfigs(), tools), and give the coordinator the same configuration (createCoordinator does both)";
+  }
+  if (options.include !== undefined && enabledToolNames(tools).some((name) => name !== "*")) {
+    return "no tool to offer: options.include accepted none of the enabled tools";
+  }
+  return "no tool to offer: every configured tool is disabled; to send a request without tools, leave `tools` out of it";
 }
 
 function shape<F extends ProviderToolFormat>(

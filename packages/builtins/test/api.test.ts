@@ -11,6 +11,7 @@ it("@jp/builtins exports exactly its public API", async () => {
     "SINGLE_QUESTION_ID",
     "askUser",
     "builtinToolConfigs",
+    "createCoordinator",
     "parseAskUserArguments",
     "subAgentPrompts",
     "toProviderTools",

@@ -307,8 +307,31 @@ describe("enablement", () => {
     expect(emitted(tools, "anthropic").map(nameOf)).toEqual(["fs_grep_files"]);
   });
 
-  it("emits nothing for an empty configuration", () => {
-    expect(emitted({}, "openai-responses")).toEqual([]);
+  it("refuses an empty configuration instead of offering no tool, and names the fix", () => {
+    const error = toProviderTools({}, "openai-responses")._unsafeUnwrapErr();
+    expect(error.kind).toBe("no-tools");
+    expect(error.message).toContain("layerToolsConfigs(builtinToolConfigs(), tools)");
+    expect(error.message).toContain("createCoordinator");
+  });
+
+  it("refuses when options.include accepts none of the enabled tools", () => {
+    const error = toProviderTools(layered(), "anthropic", {
+      include: () => false,
+    })._unsafeUnwrapErr();
+    expect(error).toEqual({
+      kind: "no-tools",
+      message: "no tool to offer: options.include accepted none of the enabled tools",
+    });
+  });
+
+  it("refuses when every tool, ask_user included, is disabled by name", () => {
+    const tools = layerToolsConfigs(layered(), {
+      ask_user: { enable: { state: false } },
+      fs_grep_files: { enable: { state: false } },
+    });
+    const error = toProviderTools(tools, "openai-chat")._unsafeUnwrapErr();
+    expect(error.kind).toBe("no-tools");
+    expect(error.message).toContain("every configured tool is disabled");
   });
 });
 
@@ -339,7 +362,8 @@ describe("errors", () => {
   });
 
   it("does not check a disabled tool's name", () => {
-    expect(emitted({ "bad.name": { enable: { state: false } } }, "openai-chat")).toEqual([]);
+    const tools: ToolsConfig = { "bad.name": { enable: { state: false } }, ok: {} };
+    expect(emitted(tools, "openai-chat").map(nameOf)).toEqual(["ok"]);
   });
 
   it.each([
@@ -373,8 +397,7 @@ describe("errors", () => {
     const tools: ToolsConfig = { read: { parameters: parameters as never } };
     for (const provider of PROVIDERS) {
       const error = toProviderTools(tools, provider)._unsafeUnwrapErr();
-      expect(error.kind).toBe("invalid-parameters");
-      expect(error.tool).toBe("read");
+      expect(error).toMatchObject({ kind: "invalid-parameters", tool: "read" });
       expect(error.message).toContain(message);
     }
   });
@@ -396,7 +419,7 @@ describe("errors", () => {
 
   it("reports the first bad tool in emission order", () => {
     const tools: ToolsConfig = { b: { parameters: { x: "nope" } }, a: {}, "c.d": {} };
-    expect(toProviderTools(tools, "openai-chat")._unsafeUnwrapErr().tool).toBe("b");
+    expect(toProviderTools(tools, "openai-chat")._unsafeUnwrapErr()).toMatchObject({ tool: "b" });
   });
 });
 

@@ -1,0 +1,165 @@
+import {
+  ConversationStream,
+  type SaveResult,
+  type StoredConversation,
+  type StoreError,
+} from "@jp/conversation";
+import {
+  type BuiltinTool,
+  builtinExecutorSource,
+  ToolCoordinator,
+  ToolsConfigError,
+  TurnState,
+} from "@jp/coordinator";
+import { MockPromptBackend } from "@jp/coordinator/testing";
+import { ok, type Result } from "neverthrow";
+import { describe, expect, it } from "vitest";
+import { askUser, createCoordinator } from "../src/index.js";
+
+const question = {
+  id: "call_ask",
+  name: "ask_user",
+  arguments: { question: "Which color?", answer_type: "select", options: ["red", "blue"] },
+};
+
+const lookup: BuiltinTool = {
+  execute: ({ arguments: args }) => ({ type: "success", content: `found ${String(args.q)}` }),
+};
+
+function started(): ConversationStream {
+  const stream = ConversationStream.empty();
+  stream.startTurn("Pick a color.");
+  return stream;
+}
+
+describe("createCoordinator", () => {
+  it("runs ask_user as the registered built-in: no permission prompt, the assistant's label", async () => {
+    const prompts = new MockPromptBackend({ questions: [{ type: "answer", value: "blue" }] });
+    const jp = createCoordinator({ stream: started(), prompts });
+    const { responses } = await jp.run([question]);
+    expect(prompts.requests.map((r) => r.kind)).toEqual(["question"]);
+    expect(prompts.questions[0]?.prompt_label).toBe("Assistant");
+    expect(responses[0]).toMatchObject({ id: "call_ask", is_error: false });
+    expect(JSON.parse(responses[0]?.content ?? "")).toMatchObject({ answer: "blue" });
+    prompts.assertScriptUsed();
+  });
+
+  it("is what fixes a hand-built coordinator without the built-in configuration", async () => {
+    // The old way to get this wrong: ask_user's executor without its configuration is an unknown
+    // tool to the coordinator, which asks permission to run it.
+    const prompts = new MockPromptBackend({
+      permissions: [{ type: "run" }],
+      questions: [{ type: "answer", value: "red" }],
+    });
+    const bare = new ToolCoordinator({
+      stream: started(),
+      tools: {},
+      executors: builtinExecutorSource({ ask_user: askUser }),
+      prompts,
+    });
+    await bare.run([question], { turn: new TurnState() });
+    expect(prompts.requests.map((r) => r.kind)).toEqual(["permission", "question"]);
+  });
+
+  it("layers your tools over the built-ins and runs them with your executors", async () => {
+    const prompts = new MockPromptBackend();
+    const jp = createCoordinator({
+      stream: started(),
+      prompts,
+      tools: { lookup: { run: "unattended" }, ask_user: { description: "Ask me." } },
+      executors: { lookup },
+    });
+    const { responses } = await jp.run([{ id: "c1", name: "lookup", arguments: { q: "x" } }]);
+    expect(responses.map((r) => r.content)).toEqual(["found x"]);
+    expect(jp.toolCoordinator.config("ask_user")).toMatchObject({
+      description: "Ask me.",
+      run: "unattended",
+      style: { hidden: true },
+    });
+    expect(prompts.requests).toEqual([]);
+  });
+
+  it("accepts an ExecutorSource for your tools", async () => {
+    const jp = createCoordinator({
+      stream: started(),
+      tools: { lookup: { run: "unattended" } },
+      executors: builtinExecutorSource({ lookup }),
+    });
+    const { responses } = await jp.run([{ id: "c1", name: "lookup", arguments: { q: "y" } }]);
+    expect(responses.map((r) => r.content)).toEqual(["found y"]);
+  });
+
+  it("keeps the turn's state for the turn, and starts afresh with the next turn", async () => {
+    const remember = { type: "run", remember: true } as const;
+    const prompts = new MockPromptBackend({ permissions: [remember, remember] });
+    const jp = createCoordinator({ stream: started(), prompts, executors: { lookup } });
+    const call = (id: string) => ({ id, name: "lookup", arguments: { q: id } });
+    await jp.run([call("a")]);
+    await jp.run([call("b")]); // remembered for this turn: no second prompt
+    expect(prompts.requests).toHaveLength(1);
+    jp.stream.startTurn("Again.");
+    await jp.run([call("c")]);
+    expect(prompts.requests).toHaveLength(2);
+    prompts.assertScriptUsed();
+  });
+
+  it("uses the turn state it is given", async () => {
+    const prompts = new MockPromptBackend({ permissions: [] });
+    const turn = new TurnState();
+    turn.remembered_permission_decisions.set("lookup.__permission__", true);
+    const jp = createCoordinator({ stream: started(), prompts, executors: { lookup } });
+    const { responses } = await jp.run([{ id: "a", name: "lookup", arguments: {} }], { turn });
+    expect(prompts.requests).toEqual([]);
+    expect(responses[0]?.is_error).toBe(false);
+  });
+
+  it("offers ask_user to every provider", () => {
+    const jp = createCoordinator({ stream: started() });
+    expect(jp.providerTools("anthropic").map((t) => t.name)).toEqual(["ask_user"]);
+    expect(jp.providerTools("openai-chat").map((t) => t.function.name)).toEqual(["ask_user"]);
+    expect(jp.providerTools("openai-responses").map((t) => t.name)).toEqual(["ask_user"]);
+  });
+
+  it("throws for a tool no provider accepts, naming it", () => {
+    const jp = createCoordinator({ stream: started(), tools: { "read file": {} } });
+    expect(() => jp.providerTools("anthropic")).toThrow(/"read file" is not accepted/);
+  });
+
+  it("throws for a configuration it cannot apply", () => {
+    expect(() =>
+      createCoordinator({ stream: started(), tools: { x: { run: "maybe" as never } } }),
+    ).toThrow(ToolsConfigError);
+  });
+
+  it("saves the conversation to its store", async () => {
+    const conversation: StoredConversation = {
+      name: "1-x",
+      metadata: { last_activated_at: "2026-01-01 00:00:00.0" },
+      baseConfig: undefined,
+      layout: "base_config",
+      stream: started(),
+    };
+    const saved: StoredConversation[] = [];
+    const store = {
+      save: async (c: StoredConversation): Promise<Result<SaveResult, StoreError>> => {
+        saved.push(c);
+        return ok({ revision: "r1" });
+      },
+    };
+    const jp = createCoordinator({ store, conversation });
+    expect(jp.stream).toBe(conversation.stream);
+    expect((await jp.save())._unsafeUnwrap()).toEqual({ revision: "r1" });
+    expect(saved).toEqual([conversation]);
+  });
+
+  it("refuses to save without a store, saying what to pass", async () => {
+    const jp = createCoordinator({ stream: started() });
+    await expect(jp.save()).rejects.toThrow(/pass `store` and `conversation`/);
+  });
+
+  it("refuses options with no conversation to record in", () => {
+    expect(() => createCoordinator({} as never)).toThrow(
+      "createCoordinator needs a `stream`, or a `store` and a `conversation`",
+    );
+  });
+});
