@@ -38,7 +38,7 @@ const USAGE = `usage: npm run demo [-- --non-interactive] [-- --suspend] [-- --o
 
 const argv = process.argv.slice(2);
 const args = new Set(argv);
-const valueOf = (flag: string, offset = 1) => {
+const flagValue = (flag: string, offset = 1) => {
   const i = argv.indexOf(flag);
   return i === -1 ? undefined : argv[i + offset];
 };
@@ -99,21 +99,22 @@ function printPending(pending: readonly PendingPrompt[], dir: string) {
 }
 
 if (args.has("--pending")) {
-  const [, conversation] = await open(valueOf("--pending"));
+  const [, conversation] = await open(flagValue("--pending"));
   console.log(JSON.stringify(listPendingPrompts(conversation.stream), null, 2));
   process.exit(0);
 }
 
 if (args.has("--answer")) {
-  const [store, conversation] = await open(valueOf("--answer"));
-  const promptId = valueOf("--answer", 2) ?? fail(USAGE);
-  let reply: StoredReply;
+  const [store, conversation] = await open(flagValue("--answer"));
+  const promptId = flagValue("--answer", 2) ?? fail(USAGE);
+  let reply: StoredReply | undefined;
   try {
-    reply = JSON.parse(valueOf("--answer", 3) ?? "") as StoredReply;
+    reply = JSON.parse(flagValue("--answer", 3) ?? "") as StoredReply;
   } catch {
-    fail(`The reply is not JSON. ${USAGE}`);
+    reply = undefined;
   }
-  const answered = answerPendingPrompt(conversation.stream, promptId, reply!);
+  if (reply === undefined) fail(`The reply is not JSON. ${USAGE}`);
+  const answered = answerPendingPrompt(conversation.stream, promptId, reply as StoredReply);
   if (answered.isErr()) fail(`Not answered (${answered.error.kind}): ${answered.error.message}`);
   await save(store, conversation);
   say(`Answered ${promptId}; it is recorded when the turn resumes.`);
@@ -122,12 +123,12 @@ if (args.has("--answer")) {
 
 const nonInteractive = args.has("--non-interactive");
 const suspend = args.has("--suspend");
-const resuming = valueOf("--resume");
+const resuming = flagValue("--resume");
 const [store, conversation] = resuming === undefined ? fresh() : await open(resuming);
 const dir = join(store.root, conversation.name);
 
 function fresh(): [FileConversationStore, StoredConversation] {
-  const out = valueOf("--out");
+  const out = flagValue("--out");
   const store = new FileConversationStore(out ?? join(process.cwd(), ".jp/conversations"));
   const conversation = store.create({ title: "Release widgets" });
   // JP keeps the configuration a conversation started with in base_config.json.

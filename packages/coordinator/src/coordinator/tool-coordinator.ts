@@ -225,7 +225,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     });
     const unreachable = await this.#unreachable();
     // With nobody to ask now, what still needs a person stays pending rather than refused.
-    const suspend = options.suspend ?? (unreachable === undefined ? false : true);
+    const suspend = options.suspend ?? unreachable !== undefined;
     return this.#cycle(requests, { ...options, turn, suspend }, { stored, expired });
   }
 

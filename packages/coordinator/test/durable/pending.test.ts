@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ConversationStream, FileConversationStore, type JsonValue } from "@jp/conversation";
 import type { Question } from "@jp/tool";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   answerPendingPrompt,
   type Executor,
@@ -80,7 +80,7 @@ describe("suspending a run", () => {
       answered: false,
       expired: false,
     });
-    expect((pending?.request as QuestionPromptRequest).question.text).toBe("a?");
+    expect((pending?.request as QuestionPromptRequest | undefined)?.question.text).toBe("a?");
     const deadline = Date.parse(pending?.deadline ?? "");
     expect(deadline - Date.parse(pending?.suspended_at ?? "")).toBe(60_000);
     // The stream holds the request and no response for the open call; listing needs only it.

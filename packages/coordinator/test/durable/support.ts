@@ -204,7 +204,9 @@ export function perCall(stream: ConversationStream): Record<string, unknown[]> {
   const out: Record<string, unknown[]> = {};
   for (const event of comparable(stream)) {
     const key = callOf(event) ?? "(none)";
-    (out[key] ??= []).push(event);
+    const events = out[key] ?? [];
+    events.push(event);
+    out[key] = events;
   }
   return out;
 }
