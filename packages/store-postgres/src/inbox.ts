@@ -70,6 +70,8 @@ interface Row {
 }
 
 const MAX_ID_LENGTH = 4096;
+// A timestamptz as PostgreSQL prints it, e.g. `2026-11-23 21:49:20.123456+00`.
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2}){0,2}$/;
 
 /**
  * The pending prompts of every conversation in the database, in one place: listed by
@@ -343,7 +345,7 @@ function decodeCursor(cursor: string): [string, string] | undefined {
     const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf-8"));
     if (!Array.isArray(value) || value.length !== 2) return undefined;
     const [at, id] = value as unknown[];
-    if (typeof at !== "string" || Number.isNaN(Date.parse(at.replace(" ", "T")))) return undefined;
+    if (typeof at !== "string" || !TIMESTAMP.test(at)) return undefined;
     if (!(typeof id === "number" || (typeof id === "string" && /^\d{1,19}$/.test(id)))) {
       return undefined;
     }

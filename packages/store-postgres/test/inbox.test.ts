@@ -1,0 +1,243 @@
+import {
+  answerPendingPrompt,
+  listPendingPrompts,
+  type StoredReply,
+} from "@jp/coordinator";
+import { describe, expect, it } from "vitest";
+import { PostgresConversationStore, PostgresInbox } from "../src/index.js";
+import { describeWithPostgres } from "./support/server.js";
+import { coordinatorFor, newConversation, suspendAt } from "./support/turns.js";
+
+describeWithPostgres("PostgresInbox", (ctx) => {
+  const setup = () => ({
+    store: new PostgresConversationStore(ctx().pool),
+    inbox: new PostgresInbox(ctx().pool),
+  });
+
+  async function suspended(tool: "asker" | "planner" | "login" = "asker", slug = "inbox") {
+    const { store, inbox } = setup();
+    const conversation = newConversation(store, slug);
+    const run = await suspendAt(conversation, tool);
+    (await store.save(conversation))._unsafeUnwrap();
+    const promptId = (run.pending[0] as { prompt_id: string }).prompt_id;
+    return { store, inbox, conversation, promptId };
+  }
+
+  it("a saved suspended turn's prompt is in the inbox, as listPendingPrompts shows it", async () => {
+    const { inbox, conversation, promptId } = await suspended();
+    const got = (await inbox.get(conversation.name, promptId))._unsafeUnwrap();
+    const [expected] = listPendingPrompts(conversation.stream);
+    expect(got).toMatchObject({
+      ...expected,
+      conversation: conversation.name,
+      state: "suspended",
+      secret: false,
+      answered: false,
+    });
+  });
+
+  it("answering, claiming and resuming from the database ends the turn as the file flow does", async () => {
+    const { store, inbox, conversation, promptId } = await suspended();
+    const reply: StoredReply = { type: "answer", value: true };
+    const now = new Date("2026-01-01T00:00:00Z");
+    const answered = (await inbox.answer({ conversation: conversation.name, promptId, reply, now }))._unsafeUnwrap();
+    expect(answered).toMatchObject({ answered: true, answered_at: now.toISOString() });
+    // The same answer given to the stream in memory, as with the file store.
+    const expected = conversation.stream.clone();
+    answerPendingPrompt(expected, promptId, reply, now)._unsafeUnwrap();
+    const loaded = (await store.load(conversation.name))._unsafeUnwrap();
+    expect(loaded.stream.toJSON()).toEqual(expected.toJSON());
+    expect(loaded.revision).not.toBe(conversation.revision);
+
+    const claimed = (await inbox.claimResume({ worker: "w1", leaseMs: 60_000 }))._unsafeUnwrap();
+    expect(claimed).toBe(conversation.name);
+    expect((await inbox.claimResume({ worker: "w2", leaseMs: 60_000 }))._unsafeUnwrap()).not.toBe(
+      conversation.name,
+    );
+    const result = await coordinatorFor(loaded).resume();
+    expect(result.responses.map((r) => r.content)).toEqual(["go: true"]);
+    (await store.save(loaded))._unsafeUnwrap();
+    (await inbox.releaseResume(conversation.name, "w1"))._unsafeUnwrap();
+    expect((await inbox.get(conversation.name, promptId))._unsafeUnwrapErr().kind).toBe(
+      "unknown_prompt",
+    );
+  });
+
+  it("an answer given to the loaded stream and saved reaches the inbox too", async () => {
+    const { store, inbox, conversation, promptId } = await suspended();
+    const loaded = (await store.load(conversation.name))._unsafeUnwrap();
+    answerPendingPrompt(loaded.stream, promptId, { type: "answer", value: false })._unsafeUnwrap();
+    (await store.save(loaded))._unsafeUnwrap();
+    expect((await inbox.get(conversation.name, promptId))._unsafeUnwrap().answered).toBe(true);
+    const again = await inbox.answer({
+      conversation: conversation.name,
+      promptId,
+      reply: { type: "answer", value: true },
+    });
+    expect(again._unsafeUnwrapErr().kind).toBe("already_answered");
+  });
+
+  it("a writer that loaded before an inbox answer gets a conflict, so the answer is never lost", async () => {
+    const { store, inbox, conversation, promptId } = await suspended();
+    const early = (await store.load(conversation.name))._unsafeUnwrap();
+    (
+      await inbox.answer({ conversation: conversation.name, promptId, reply: { type: "answer", value: true } })
+    )._unsafeUnwrap();
+    await coordinatorFor(early).resume();
+    expect((await store.save(early))._unsafeUnwrapErr().kind).toBe("conflict");
+  });
+
+  it("of ten concurrent answers to one prompt exactly one is taken", async () => {
+    const { store, inbox, conversation, promptId } = await suspended();
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        inbox.answer({
+          conversation: conversation.name,
+          promptId,
+          reply: { type: "answer", value: i % 2 === 0 },
+        }),
+      ),
+    );
+    expect(results.filter((r) => r.isOk())).toHaveLength(1);
+    expect(new Set(results.filter((r) => r.isErr()).map((r) => r._unsafeUnwrapErr().kind))).toEqual(
+      new Set(["already_answered"]),
+    );
+    const loaded = (await store.load(conversation.name))._unsafeUnwrap();
+    await coordinatorFor(loaded).resume();
+    const responses = loaded.stream.events.filter((e) => e.type === "inquiry_response");
+    expect(responses).toHaveLength(1);
+  });
+
+  describe("bad input: a typed error, and nothing written", () => {
+    const cases: [string, (t: { name: string; promptId: string }) => Parameters<PostgresInbox["answer"]>[0], string][] = [
+      ["an unknown prompt id", (t) => ({ conversation: t.name, promptId: "call_9.go.1", reply: { type: "answer", value: true } }), "unknown_prompt"],
+      ["a malformed answer", (t) => ({ conversation: t.name, promptId: t.promptId, reply: { type: "answer", value: "yes please" } }), "invalid_reply"],
+      ["a reply of the wrong kind", (t) => ({ conversation: t.name, promptId: t.promptId, reply: { type: "run" } as never }), "invalid_reply"],
+      ["a reply that is not an object", (t) => ({ conversation: t.name, promptId: t.promptId, reply: "true" as never }), "invalid_reply"],
+      ["the wrong conversation", (t) => ({ conversation: "17000000002-other", promptId: t.promptId, reply: { type: "answer", value: true } }), "unknown_conversation"],
+      ["a conversation name outside JP's grammar", (t) => ({ conversation: "../x", promptId: t.promptId, reply: { type: "answer", value: true } }), "invalid_input"],
+      ["an empty prompt id", (t) => ({ conversation: t.name, promptId: "", reply: { type: "answer", value: true } }), "invalid_input"],
+      ["a prompt id that is not a string", (t) => ({ conversation: t.name, promptId: 7 as never, reply: { type: "answer", value: true } }), "invalid_input"],
+    ];
+    it.each(cases)("%s", async (_, build, kind) => {
+      const { inbox, conversation, promptId } = await suspended();
+      const before = await ctx().server.dump();
+      const answered = await inbox.answer(build({ name: conversation.name, promptId }));
+      expect(answered._unsafeUnwrapErr().kind).toBe(kind);
+      expect(answered._unsafeUnwrapErr().message).not.toBe("");
+      expect(await ctx().server.dump()).toBe(before);
+    });
+
+    it("the right prompt id under another existing conversation is unknown there", async () => {
+      const a = await suspended();
+      const b = await suspended();
+      const before = await ctx().server.dump();
+      const answered = await a.inbox.answer({
+        conversation: b.conversation.name,
+        promptId: "call_x.go.1",
+        reply: { type: "answer", value: true },
+      });
+      expect(answered._unsafeUnwrapErr().kind).toBe("unknown_prompt");
+      expect(await ctx().server.dump()).toBe(before);
+    });
+  });
+
+  describe("listing", () => {
+    it("by conversation, tool and state, oldest or newest first, a page at a time", async () => {
+      const made: { name: string; tool: string }[] = [];
+      for (let i = 0; i < 5; i++) {
+        const tool = i % 2 === 0 ? "asker" : "planner";
+        const { conversation } = await suspended(tool, `list${i}`);
+        made.push({ name: conversation.name, tool });
+      }
+      const { inbox } = setup();
+      const mine = new Set(made.map((m) => m.name));
+      const pages: string[][] = [];
+      let cursor: string | undefined;
+      do {
+        const listed = await inbox.list({ limit: 2, ...(cursor ? { cursor } : {}) });
+        if (listed.isErr()) throw new Error(listed.error.message);
+        const page = listed.value;
+        pages.push(page.prompts.map((p) => p.conversation).filter((c) => mine.has(c)));
+        cursor = page.next;
+      } while (cursor !== undefined);
+      expect(pages.flat()).toEqual(made.map((m) => m.name));
+      const newest = (await inbox.list({ order: "newest", limit: 1000 }))._unsafeUnwrap();
+      expect(newest.prompts.map((p) => p.conversation).filter((c) => mine.has(c))).toEqual(
+        made.map((m) => m.name).reverse(),
+      );
+      const planners = (await inbox.list({ toolName: "planner", limit: 1000 }))._unsafeUnwrap();
+      expect(planners.prompts.every((p) => p.tool_name === "planner")).toBe(true);
+      const one = (await inbox.list({ conversation: made[2]?.name as string }))._unsafeUnwrap();
+      expect(one.prompts.map((p) => p.conversation)).toEqual([made[2]?.name]);
+      expect((await inbox.list({ state: "live", conversation: made[2]?.name as string }))._unsafeUnwrap().prompts).toEqual([]);
+    });
+
+    it.each([
+      [{ limit: 0 }],
+      [{ limit: 1001 }],
+      [{ limit: 1.5 }],
+      [{ cursor: "not a cursor" }],
+      [{ cursor: Buffer.from('["x", 1]').toString("base64url") }],
+      [{ conversation: "nope" }],
+    ])("refuses %j with invalid_input", async (options) => {
+      const { inbox } = setup();
+      expect((await inbox.list(options))._unsafeUnwrapErr().kind).toBe("invalid_input");
+    });
+  });
+
+  it("waiting resolves at once for a prompt answered already, and on NOTIFY for a later answer", async () => {
+    const { inbox, conversation, promptId } = await suspended();
+    const waiter = new PostgresInbox(ctx().pool);
+    try {
+      const waiting = waiter.waitForAnswer({ conversation: conversation.name }, { timeoutMs: 10_000 });
+      await new Promise((r) => setTimeout(r, 50));
+      const start = performance.now();
+      (
+        await inbox.answer({ conversation: conversation.name, promptId, reply: { type: "answer", value: true } })
+      )._unsafeUnwrap();
+      const woke = await waiting;
+      expect(woke._unsafeUnwrap().prompt_id).toBe(promptId);
+      expect(performance.now() - start).toBeLessThan(2_000);
+      const again = await waiter.waitForAnswer({ conversation: conversation.name, promptId });
+      expect(again._unsafeUnwrap().answered).toBe(true);
+    } finally {
+      await waiter.close();
+    }
+  });
+
+  it("a wait ends with timeout or cancelled, typed", async () => {
+    const { conversation, promptId } = await suspended();
+    const waiter = new PostgresInbox(ctx().pool);
+    try {
+      const timedOut = await waiter.waitForAnswer({ conversation: conversation.name, promptId }, { timeoutMs: 50 });
+      expect(timedOut._unsafeUnwrapErr().kind).toBe("timeout");
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 20);
+      const cancelled = await waiter.waitForAnswer({ conversation: conversation.name, promptId }, { signal: controller.signal });
+      expect(cancelled._unsafeUnwrapErr().kind).toBe("cancelled");
+    } finally {
+      await waiter.close();
+    }
+  });
+
+  it("a claimed conversation whose worker died is claimed again once the lease runs out", async () => {
+    const { inbox, conversation, promptId } = await suspended();
+    (
+      await inbox.answer({ conversation: conversation.name, promptId, reply: { type: "answer", value: true } })
+    )._unsafeUnwrap();
+    const claims = async (worker: string) => {
+      const names: (string | undefined)[] = [];
+      for (;;) {
+        const name = (await inbox.claimResume({ worker, leaseMs: 300 }))._unsafeUnwrap();
+        if (name === undefined) return names;
+        names.push(name);
+      }
+    };
+    expect(await claims("dead")).toContain(conversation.name);
+    expect(await claims("second")).not.toContain(conversation.name);
+    await new Promise((r) => setTimeout(r, 350));
+    expect(await claims("third")).toContain(conversation.name);
+    expect((await inbox.claimResume({ worker: "x", leaseMs: 0 }))._unsafeUnwrapErr().kind).toBe("invalid_input");
+  });
+});
