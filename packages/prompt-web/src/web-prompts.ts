@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { PromptBackend } from "@jp/coordinator";
+import { HumanUnreachableError } from "@jp/coordinator";
 import { EventEmitter } from "eventemitter3";
 import { err, ok, type Result } from "neverthrow";
 import type { WebPromptsError } from "./errors.js";
@@ -50,6 +51,16 @@ export interface WebPromptBackendOptions {
   readonly conversationId?: string;
   /** A heading for the conversation on the page (shown as text). */
   readonly title?: string;
+  /**
+   * What a prompt does when no page is open (after `waitForPageMs`), or when the last page
+   * closed and did not come back within `disconnectGraceMs`:
+   * - `"unreachable"` (the default): the person is unreachable, and the coordinator's detached
+   *   policy decides (`HumanUnreachableError` for a prompt that was open);
+   * - `"later"`: the prompt is left pending (`{type: "later"}`) and the turn suspends at it, to be
+   *   answered from any process and resumed (see `@jp/coordinator`'s durable questions). The
+   *   person counts as reachable, since they will be asked later.
+   */
+  readonly whenNoPage?: "unreachable" | "later";
 }
 
 /** Options of {@link WebPrompts.waitForPage}. */
@@ -238,15 +249,35 @@ class WebPromptsImpl extends EventEmitter<WebPromptsEvents> implements WebPrompt
   }
 
   backend(options: WebPromptBackendOptions = {}): PromptBackend {
-    const { conversationId = "default", title } = options;
+    const { conversationId = "default", title, whenNoPage = "unreachable" } = options;
+    if (whenNoPage !== "unreachable" && whenNoPage !== "later") {
+      throw new TypeError(
+        `WebPrompts.backend: \`whenNoPage\` must be "unreachable" or "later", got ${String(whenNoPage)}`,
+      );
+    }
     if (conversationId === "") {
       throw new TypeError("WebPrompts.backend: `conversationId` must not be empty");
     }
     if (title !== undefined) this.#board.setTitle(conversationId, title);
     const board = this.#board;
+    if (whenNoPage === "unreachable") {
+      return {
+        isHumanReachable: () => board.isReachable(),
+        ask: (request, { signal }) => board.ask(conversationId, request, signal),
+      };
+    }
     return {
-      isHumanReachable: () => board.isReachable(),
-      ask: (request, { signal }) => board.ask(conversationId, request, signal),
+      isHumanReachable: () => true,
+      async ask(request, { signal }) {
+        // Nobody to ask now is not a refusal: the turn waits for a page, on disk.
+        if (!(await board.isReachable())) return { type: "later" } as const;
+        try {
+          return await board.ask(conversationId, request, signal);
+        } catch (cause) {
+          if (cause instanceof HumanUnreachableError) return { type: "later" } as const;
+          throw cause;
+        }
+      },
     };
   }
 
