@@ -14,7 +14,7 @@ import { join, resolve } from "node:path";
 import { askUser, builtinToolConfigs } from "@jp/builtins";
 import { createEvent, FileConversationStore, type StoredConversation } from "@jp/conversation";
 import {
-  answerPendingPrompt,
+  answerPendingPromptInStore,
   builtinExecutorSource,
   combineExecutorSources,
   createLocalCommandExecutorSource,
@@ -114,9 +114,14 @@ if (args.has("--answer")) {
     reply = undefined;
   }
   if (reply === undefined) fail(`The reply is not JSON. ${USAGE}`);
-  const answered = answerPendingPrompt(conversation.stream, promptId, reply as StoredReply);
+  // Load, answer, save; if another process saved first, load again and answer again.
+  const answered = await answerPendingPromptInStore(
+    store,
+    conversation.name,
+    promptId,
+    reply as StoredReply,
+  );
   if (answered.isErr()) fail(`Not answered (${answered.error.kind}): ${answered.error.message}`);
-  await save(store, conversation);
   say(`Answered ${promptId}; it is recorded when the turn resumes.`);
   process.exit(0);
 }

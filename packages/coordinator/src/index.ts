@@ -88,8 +88,17 @@ export type {
 export { ToolCoordinator, ToolsConfigError } from "./coordinator/tool-coordinator.js";
 export type { PendingMarker, StoredReply } from "./durable/marker.js";
 export { PENDING_METADATA_KEY } from "./durable/marker.js";
-export type { AnswerPendingError, PendingPrompt } from "./durable/pending.js";
-export { answerPendingPrompt, listPendingPrompts } from "./durable/pending.js";
+export type {
+  AnswerInStoreError,
+  AnswerPendingError,
+  ConversationStoreLike,
+  PendingPrompt,
+} from "./durable/pending.js";
+export {
+  answerPendingPrompt,
+  answerPendingPromptInStore,
+  listPendingPrompts,
+} from "./durable/pending.js";
 export {
   builtinExecutor,
   builtinExecutorSource,

@@ -18,6 +18,7 @@ describe("the public API of @jp/coordinator", () => {
       "ToolsConfigError",
       "TurnState",
       "answerPendingPrompt",
+      "answerPendingPromptInStore",
       "applyToggleDirectives",
       "builtinExecutor",
       "builtinExecutorSource",

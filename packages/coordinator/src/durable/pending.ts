@@ -265,3 +265,52 @@ function checkReply(request: PromptRequest, reply: StoredReply): Result<StoredRe
       }
   }
 }
+
+/**
+ * What {@link answerPendingPromptInStore} needs of a store: load a conversation by name, and save
+ * it with a conflict check (a `conflict` error when another writer saved it since it was loaded).
+ * `FileConversationStore` is one.
+ */
+export interface ConversationStoreLike<C extends { readonly stream: ConversationStream }, E> {
+  load(name: string): Promise<Result<C, E>>;
+  save(conversation: C): Promise<Result<unknown, E>>;
+}
+
+/** Why {@link answerPendingPromptInStore} did not answer: the reply, or the store. */
+export type AnswerInStoreError<E> =
+  | AnswerPendingError
+  | { readonly kind: "store"; readonly error: E; readonly message: string };
+
+/**
+ * Answers one pending prompt of a stored conversation: loads it, answers, saves. When another
+ * process saved first (a `conflict`), it loads again and answers again, so of two processes
+ * answering one prompt exactly one answer is kept and the other gets `already_answered`.
+ *
+ * @example
+ * const answered = await answerPendingPromptInStore(store, name, "call_1.go.1", { type: "answer", value: true });
+ */
+export async function answerPendingPromptInStore<
+  C extends { readonly stream: ConversationStream },
+  E extends { readonly kind: string; readonly message: string },
+>(
+  store: ConversationStoreLike<C, E>,
+  name: string,
+  promptId: string,
+  reply: StoredReply,
+  options: { readonly attempts?: number; readonly now?: Date } = {},
+): Promise<Result<PendingPrompt, AnswerInStoreError<E>>> {
+  const attempts = options.attempts ?? 5;
+  for (let attempt = 1; ; attempt++) {
+    const loaded = await store.load(name);
+    if (loaded.isErr()) return err(storeError(loaded.error));
+    const answered = answerPendingPrompt(loaded.value.stream, promptId, reply, options.now);
+    if (answered.isErr()) return err(answered.error);
+    const saved = await store.save(loaded.value);
+    if (saved.isOk()) return ok(answered.value);
+    if (saved.error.kind !== "conflict" || attempt >= attempts) return err(storeError(saved.error));
+  }
+}
+
+function storeError<E extends { readonly message: string }>(error: E): AnswerInStoreError<E> {
+  return { kind: "store", error, message: error.message };
+}

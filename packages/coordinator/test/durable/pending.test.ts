@@ -475,3 +475,45 @@ describe("promptTimeoutMs limits", () => {
     expect(result.responses.map((r) => r.content)).toEqual(['{"go":true}']);
   });
 });
+
+describe("answerPendingPromptInStore", () => {
+  it("loads, answers and saves; of two answers given at once one is kept and the other is already_answered", async () => {
+    const { answerPendingPromptInStore } = await import("../../src/index.js");
+    const dir = await tempDir();
+    try {
+      const store = new FileConversationStore(dir.path);
+      const conversation = store.create();
+      conversation.stream.startTurn("Go.");
+      const { coordinator } = setup(UNATTENDED, { asker: form([q("go")]) }, conversation.stream);
+      await coordinator.run([call("call_1", "asker")], { turn: new TurnState(), suspend: true });
+      (await store.save(conversation))._unsafeUnwrap();
+
+      const answers = await Promise.all(
+        [true, false].map((value) =>
+          answerPendingPromptInStore(store, conversation.name, "call_1.go.1", {
+            type: "answer",
+            value,
+          }),
+        ),
+      );
+      expect(answers.filter((a) => a.isOk())).toHaveLength(1);
+      expect(answers.find((a) => a.isErr())?._unsafeUnwrapErr().kind).toBe("already_answered");
+
+      const invalid = await answerPendingPromptInStore(store, conversation.name, "call_1.go.1", {
+        type: "answer",
+        value: "maybe",
+      });
+      expect(invalid._unsafeUnwrapErr().kind).toBe("already_answered");
+      const missing = await answerPendingPromptInStore(store, "1234-nope", "call_1.go.1", {
+        type: "answer",
+        value: true,
+      });
+      expect(missing._unsafeUnwrapErr()).toMatchObject({
+        kind: "store",
+        error: { kind: "not-found" },
+      });
+    } finally {
+      await dir.remove();
+    }
+  });
+});
