@@ -136,7 +136,9 @@ export async function startServer(template: string): Promise<TestServer> {
       await ctl("-l", log, "-w", "-m", "fast", "-o", options, "restart");
     },
     async stop() {
-      await Promise.all(pools.map((p) => p.end().catch(() => {})));
+      // A pool with a client still checked out (a failed test's listener) would wait forever.
+      const ended = Promise.all(pools.map((p) => p.end().catch(() => {})));
+      await Promise.race([ended, new Promise((r) => setTimeout(r, 2_000))]);
       await ctl("-m", "immediate", "-w", "stop").catch(() => {});
       rmSync(dir, { recursive: true, force: true });
     },

@@ -1,0 +1,175 @@
+import { TurnState } from "@jp/coordinator";
+import { describe, expect, it } from "vitest";
+import {
+  createInboxPrompts,
+  type InboxPrompt,
+  PostgresConversationStore,
+  PostgresInbox,
+} from "../src/index.js";
+import { describeWithPostgres } from "./support/server.js";
+import { coordinatorFor, newConversation } from "./support/turns.js";
+
+describeWithPostgres("createInboxPrompts", (ctx) => {
+  const setup = () => ({
+    store: new PostgresConversationStore(ctx().pool),
+    inbox: new PostgresInbox(ctx().pool),
+    // Another process's view: its own pool.
+    elsewhere: new PostgresInbox(ctx().server.pool({ max: 2 })),
+  });
+
+  /** The live prompts of a conversation, once there are any. */
+  async function livePrompt(inbox: PostgresInbox, conversation: string): Promise<InboxPrompt> {
+    for (let i = 0; i < 200; i++) {
+      const page = (await inbox.list({ conversation, state: "live" }))._unsafeUnwrap();
+      const first = page.prompts.find((p) => !p.answered);
+      if (first !== undefined) return first;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error("no live prompt appeared");
+  }
+
+  it("a live run waits in the inbox and goes on when another process answers", async () => {
+    const { store, inbox, elsewhere } = setup();
+    const conversation = newConversation(store, "live");
+    conversation.stream.startTurn("Go?");
+    const prompts = createInboxPrompts({ inbox, conversation: conversation.name });
+    const running = coordinatorFor(conversation, prompts).run(
+      [{ id: "call_1", name: "planner", arguments: {} }],
+      { turn: new TurnState() },
+    );
+    const plan = await livePrompt(elsewhere, conversation.name);
+    expect(plan).toMatchObject({ state: "live", kind: "question", tool_name: "planner" });
+    // A misfit answer is refused, typed, and the prompt still waits.
+    const misfit = await elsewhere.answer({
+      conversation: conversation.name,
+      promptId: plan.prompt_id,
+      reply: { type: "answer", value: "enterprise" },
+    });
+    expect(misfit._unsafeUnwrapErr().kind).toBe("invalid_reply");
+    (
+      await elsewhere.answer({
+        conversation: conversation.name,
+        promptId: plan.prompt_id,
+        reply: { type: "answer", value: "pro" },
+      })
+    )._unsafeUnwrap();
+    const seats = await livePrompt(elsewhere, conversation.name);
+    expect(seats.prompt_id).not.toBe(plan.prompt_id);
+    (
+      await elsewhere.answer({
+        conversation: conversation.name,
+        promptId: seats.prompt_id,
+        reply: { type: "answer", value: "5" },
+      })
+    )._unsafeUnwrap();
+    const result = await running;
+    expect(result.responses.map((r) => r.content)).toEqual(["pro x 5"]);
+    expect(result.pending).toEqual([]);
+    // Taken back by the host: nothing left in the inbox.
+    expect((await inbox.list({ conversation: conversation.name }))._unsafeUnwrap().prompts).toEqual([]);
+    await Promise.all([inbox.close(), elsewhere.close()]);
+  });
+
+  it("after waitMs the turn suspends at the prompt; saved, it is answerable and resumes", async () => {
+    const { store, inbox, elsewhere } = setup();
+    const conversation = newConversation(store, "wait");
+    conversation.stream.startTurn("Go?");
+    const prompts = createInboxPrompts({ inbox, conversation: conversation.name, waitMs: 100 });
+    const result = await coordinatorFor(conversation, prompts).run(
+      [{ id: "call_1", name: "asker", arguments: {} }],
+      { turn: new TurnState() },
+    );
+    expect(result.pending).toHaveLength(1);
+    (await store.save(conversation))._unsafeUnwrap();
+    const [prompt] = (await elsewhere.list({ conversation: conversation.name }))._unsafeUnwrap().prompts;
+    expect(prompt).toMatchObject({ state: "suspended", prompt_id: result.pending[0]?.prompt_id });
+    (
+      await elsewhere.answer({
+        conversation: conversation.name,
+        promptId: prompt?.prompt_id as string,
+        reply: { type: "answer", value: false },
+      })
+    )._unsafeUnwrap();
+    const loaded = (await store.load(conversation.name))._unsafeUnwrap();
+    const resumed = await coordinatorFor(loaded).resume();
+    expect(resumed.responses.map((r) => r.content)).toEqual(["go: false"]);
+    await Promise.all([inbox.close(), elsewhere.close()]);
+  });
+
+  it("waitMs 0 suspends at once without touching the inbox", async () => {
+    const { store, inbox } = setup();
+    const conversation = newConversation(store, "zero");
+    conversation.stream.startTurn("Go?");
+    const prompts = createInboxPrompts({ inbox, conversation: conversation.name, waitMs: 0 });
+    const result = await coordinatorFor(conversation, prompts).run(
+      [{ id: "call_1", name: "asker", arguments: {} }],
+      { turn: new TurnState() },
+    );
+    expect(result.pending).toHaveLength(1);
+    expect((await inbox.list({ conversation: conversation.name }))._unsafeUnwrap().prompts).toEqual([]);
+  });
+
+  it("a stopped turn takes its prompt out of the inbox and records the stop", async () => {
+    const { store, inbox, elsewhere } = setup();
+    const conversation = newConversation(store, "stop");
+    conversation.stream.startTurn("Go?");
+    const controller = new AbortController();
+    const prompts = createInboxPrompts({ inbox, conversation: conversation.name });
+    const running = coordinatorFor(conversation, prompts).run(
+      [{ id: "call_1", name: "asker", arguments: {} }],
+      { turn: new TurnState(), signal: controller.signal },
+    );
+    const prompt = await livePrompt(elsewhere, conversation.name);
+    controller.abort();
+    const result = await running;
+    expect(result.responses).toHaveLength(1);
+    expect((await inbox.list({ conversation: conversation.name }))._unsafeUnwrap().prompts).toEqual([]);
+    const late = await elsewhere.answer({
+      conversation: conversation.name,
+      promptId: prompt.prompt_id,
+      reply: { type: "answer", value: true },
+    });
+    // The conversation was never saved: it is not known at all now.
+    expect(["unknown_prompt", "unknown_conversation"]).toContain(late._unsafeUnwrapErr().kind);
+    await Promise.all([inbox.close(), elsewhere.close()]);
+  });
+
+  describe("a host that went away", () => {
+    it("its live prompt leaves the listing once the lease runs out, and answers are refused", async () => {
+      const { store, inbox, elsewhere } = setup();
+      const conversation = newConversation(store, "gone");
+      conversation.stream.startTurn("Go?");
+      const controller = new AbortController();
+      // A lease of 150 ms renewed every 50 ms; the renewals stop when the host "dies" (its pool ends).
+      const hostPool = ctx().server.pool({ max: 3 });
+      const hostInbox = new PostgresInbox(hostPool);
+      const prompts = createInboxPrompts({
+        inbox: hostInbox,
+        conversation: conversation.name,
+        leaseMs: 150,
+        retryMs: 0,
+      });
+      const running = coordinatorFor(conversation, prompts)
+        .run([{ id: "call_1", name: "asker", arguments: {} }], {
+          turn: new TurnState(),
+          signal: controller.signal,
+        })
+        .catch(() => undefined);
+      const prompt = await livePrompt(elsewhere, conversation.name);
+      await hostInbox.close();
+      await hostPool.end();
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await elsewhere.list({ conversation: conversation.name }))._unsafeUnwrap().prompts).toEqual([]);
+      const answered = await elsewhere.answer({
+        conversation: conversation.name,
+        promptId: prompt.prompt_id,
+        reply: { type: "answer", value: true },
+      });
+      expect(answered._unsafeUnwrapErr().kind).toBe("unknown_prompt");
+      expect(answered._unsafeUnwrapErr().message).toMatch(/gone|no open prompt/);
+      controller.abort();
+      await running;
+      await Promise.all([inbox.close(), elsewhere.close()]);
+    });
+  });
+});
