@@ -18,6 +18,51 @@ export type {
 } from "./create-coordinator.js";
 export { createCoordinator } from "./create-coordinator.js";
 export type {
+  AnthropicMessageParam,
+  AnthropicReply,
+  AnthropicReplyBlock,
+  AnthropicTextBlockParam,
+  AnthropicToolResultBlockParam,
+  AnthropicToolUseBlockParam,
+} from "./provider-messages/anthropic.js";
+export { recordAnthropicReply, toAnthropicMessages } from "./provider-messages/anthropic.js";
+export type {
+  AnthropicInquiryRequest,
+  AnthropicMessagesClient,
+  OpenAIChatClient,
+  OpenAIChatInquiryRequest,
+  OpenAIResponsesClient,
+  OpenAIResponsesInquiryRequest,
+  ProviderInquiryOptions,
+} from "./provider-messages/inquiry-backends.js";
+export {
+  createAnthropicInquiryBackend,
+  createOpenAIChatInquiryBackend,
+  createOpenAIResponsesInquiryBackend,
+} from "./provider-messages/inquiry-backends.js";
+export { OpenToolCallError } from "./provider-messages/open-tool-call-error.js";
+export type {
+  OpenAIChatAssistantMessage,
+  OpenAIChatMessage,
+  OpenAIChatReply,
+  OpenAIChatToolCall,
+  OpenAIChatToolMessage,
+  OpenAIChatUserMessage,
+} from "./provider-messages/openai-chat.js";
+export { recordOpenAIChatReply, toOpenAIChatMessages } from "./provider-messages/openai-chat.js";
+export type {
+  OpenAIResponsesFunctionCall,
+  OpenAIResponsesFunctionCallOutput,
+  OpenAIResponsesInputItem,
+  OpenAIResponsesMessage,
+  OpenAIResponsesReply,
+} from "./provider-messages/openai-responses.js";
+export {
+  recordOpenAIResponsesReply,
+  toOpenAIResponsesInput,
+} from "./provider-messages/openai-responses.js";
+export type { ProviderMessagesOptions } from "./provider-messages/segments.js";
+export type {
   AnthropicTool,
   OpenAIChatTool,
   OpenAIResponsesTool,
@@ -26,6 +71,7 @@ export type {
   ProviderToolFormat,
   ProviderToolsError,
   ProviderToolsOptions,
+  ToolInputSchema,
 } from "./provider-tools.js";
 export { PROVIDER_TOOL_NAME_PATTERN, toolInputSchema, toProviderTools } from "./provider-tools.js";
 export type { SubAgentPromptsOptions } from "./sub-agent.js";

@@ -13,6 +13,16 @@ import { err, ok, type Result } from "neverthrow";
 // an argument marking it required; every provider wants one object schema instead:
 // `{"type": "object", "properties": {...}, "required": [...]}`.
 
+/**
+ * A tool's input as one JSON Schema object, the shape every provider wants (Anthropic's SDK types
+ * insist on `type: "object"`).
+ */
+export type ToolInputSchema = {
+  type: "object";
+  properties: JsonObject;
+  required?: string[];
+};
+
 /** The request formats {@link toProviderTools} emits. */
 export type ProviderToolFormat = "openai-chat" | "openai-responses" | "anthropic";
 
@@ -22,7 +32,7 @@ export interface OpenAIChatTool {
   readonly function: {
     readonly name: string;
     readonly description?: string;
-    readonly parameters: JsonObject;
+    readonly parameters: ToolInputSchema;
   };
 }
 
@@ -35,7 +45,7 @@ export interface OpenAIResponsesTool {
   readonly type: "function";
   readonly name: string;
   readonly description?: string;
-  readonly parameters: JsonObject;
+  readonly parameters: ToolInputSchema;
   readonly strict: false;
 }
 
@@ -43,7 +53,7 @@ export interface OpenAIResponsesTool {
 export interface AnthropicTool {
   readonly name: string;
   readonly description?: string;
-  readonly input_schema: JsonObject;
+  readonly input_schema: ToolInputSchema;
 }
 
 /** The tool shape of each format. */
@@ -91,7 +101,7 @@ export const PROVIDER_TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
  * toolInputSchema({ parameters: { path: { type: "string", required: true }, depth: { type: "integer" } } });
  * // { type: "object", properties: { path: { type: "string" }, depth: { type: "integer" } }, required: ["path"] }
  */
-export function toolInputSchema(config: ResolvedToolConfig | ToolConfig): JsonObject {
+export function toolInputSchema(config: ResolvedToolConfig | ToolConfig): ToolInputSchema {
   const properties: [string, JsonValue][] = [];
   const required: string[] = [];
   for (const [name, entry] of Object.entries(config.parameters ?? {})) {
@@ -104,7 +114,7 @@ export function toolInputSchema(config: ResolvedToolConfig | ToolConfig): JsonOb
     }
   }
   // `Object.fromEntries` defines own properties, so an argument named `__proto__` stays a key.
-  const schema: JsonObject = { type: "object", properties: Object.fromEntries(properties) };
+  const schema: ToolInputSchema = { type: "object", properties: Object.fromEntries(properties) };
   if (required.length > 0) schema.required = required;
   return schema;
 }
@@ -174,7 +184,7 @@ function shape<F extends ProviderToolFormat>(
   provider: F,
   name: string,
   description: string | undefined,
-  schema: JsonObject,
+  schema: ToolInputSchema,
 ): ProviderToolByFormat[F] {
   const described = description === undefined ? {} : { description };
   const tools: { readonly [K in ProviderToolFormat]: () => ProviderToolByFormat[K] } = {

@@ -1,0 +1,93 @@
+import {
+  type ConversationEvent,
+  type ConversationStream,
+  createEvent,
+  type JsonObject,
+  type ToolCallRequest,
+} from "@jp/conversation";
+
+/** One piece of a model's reply, in reply order. */
+export type ReplyPart =
+  | { readonly kind: "message"; readonly text: string }
+  | { readonly kind: "reasoning"; readonly text: string }
+  | {
+      readonly kind: "call";
+      readonly id: string;
+      readonly name: string;
+      /** The arguments, or why they are not a JSON object. */
+      readonly arguments: JsonObject | { readonly problem: string };
+    };
+
+/**
+ * Appends a reply to the stream: its text as `chat_response` events, then one
+ * `tool_call_request` per call. A call whose arguments are not a JSON object is answered at once
+ * with an error the model can act on, and is not returned. Returns the calls to run.
+ */
+export function recordReply(
+  stream: ConversationStream,
+  parts: readonly ReplyPart[],
+): ToolCallRequest[] {
+  const events: ConversationEvent[] = [];
+  const calls: ToolCallRequest[] = [];
+  const refused: ConversationEvent[] = [];
+  for (const part of parts) {
+    if (part.kind === "message") {
+      if (part.text !== "") events.push(createEvent("chat_response", { message: part.text }));
+    } else if (part.kind === "reasoning") {
+      if (part.text !== "") events.push(createEvent("chat_response", { reasoning: part.text }));
+    } else if ("problem" in part.arguments) {
+      events.push(
+        createEvent("tool_call_request", { id: part.id, name: part.name, arguments: {} }),
+      );
+      refused.push(
+        createEvent("tool_call_response", {
+          id: part.id,
+          content: `The call was not run: ${part.arguments.problem}. Call ${part.name} again with its arguments as one JSON object.`,
+          is_error: true,
+        }),
+      );
+    } else {
+      const call = createEvent("tool_call_request", {
+        id: part.id,
+        name: part.name,
+        arguments: part.arguments,
+      });
+      events.push(call);
+      calls.push(call);
+    }
+  }
+  appendAll(stream, [...events, ...refused]);
+  return calls;
+}
+
+function appendAll(stream: ConversationStream, events: readonly ConversationEvent[]): void {
+  if (events.length === 0) return;
+  const appended = stream.append(...events);
+  if (appended.isErr())
+    throw new Error(`the reply could not be recorded: ${appended.error.message}`);
+}
+
+/** `value` as tool arguments, when it is a JSON object. */
+export function argumentsOf(value: unknown): JsonObject | { readonly problem: string } {
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    return value as JsonObject;
+  }
+  return { problem: `its arguments are ${describe(value)}, not a JSON object` };
+}
+
+/** Arguments sent as JSON text (OpenAI), parsed. */
+export function parseArguments(text: string): JsonObject | { readonly problem: string } {
+  // Some models send no text at all for a call without arguments.
+  if (text.trim() === "") return {};
+  try {
+    return argumentsOf(JSON.parse(text));
+  } catch {
+    return { problem: "its arguments are not valid JSON" };
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  return value === undefined ? "missing" : `a ${typeof value}`;
+}
