@@ -3,7 +3,7 @@ import type { PendingPrompt, StoredReply } from "@jp/coordinator";
 import { err, ok, type Result } from "neverthrow";
 import type pg from "pg";
 import type { InboxError } from "./errors.js";
-import { answerInTransaction } from "./internal/answer.js";
+import { type Answered, answerInTransaction } from "./internal/answer.js";
 import { describe, inTransaction, type Names, namesFor, schemaProblem } from "./internal/sql.js";
 import { waitFor } from "./internal/wait.js";
 import { InboxListener, type InboxListenerOptions } from "./listener.js";
@@ -208,14 +208,23 @@ export class PostgresInbox {
     if (bad !== undefined) return err(bad);
     const now = target.now ?? new Date();
     try {
-      const answered = await inTransaction<Result<unknown, InboxError>>(this.#pool, (client) =>
+      const answered = await inTransaction<Result<Answered, InboxError>>(this.#pool, (client) =>
         answerInTransaction(client, this.#n, { conversation, promptId, reply: target.reply, now }),
       );
       if (answered.isErr()) return err(answered.error);
+      const { prompt, state, secret, answeredAt } = answered.value;
+      return ok({
+        ...prompt,
+        expired: false,
+        answered: true,
+        conversation,
+        state,
+        secret,
+        answered_at: answeredAt,
+      });
     } catch (cause) {
       return err(database(`cannot answer prompt "${promptId}"`, cause));
     }
-    return this.get(conversation, promptId);
   }
 
   /**

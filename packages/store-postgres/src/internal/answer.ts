@@ -9,6 +9,7 @@ import {
 import {
   answerPendingPrompt,
   PENDING_METADATA_KEY,
+  type PendingPrompt,
   type PromptRequest,
   type StoredReply,
 } from "@jp/coordinator";
@@ -18,19 +19,25 @@ import type { InboxError } from "../errors.js";
 import { notice } from "./inbox-sync.js";
 import { type Names, Rollback } from "./sql.js";
 
-/** What an answer wrote: the row answered. */
+/** What an answer wrote: the row answered, as the inbox lists it. */
 export interface Answered {
   readonly id: string;
   readonly state: "suspended" | "live";
+  readonly secret: boolean;
+  readonly prompt: PendingPrompt;
+  readonly answeredAt: string;
 }
 
 interface PromptRow {
   id: string;
   state: "suspended" | "live";
   event_seq: number | null;
+  secret: boolean;
   live: boolean;
   answered: boolean;
-  prompt: { request: PromptRequest };
+  prompt: PendingPrompt;
+  event: unknown;
+  known: boolean;
 }
 
 /**
@@ -47,38 +54,25 @@ export async function answerInTransaction(
 ): Promise<Result<Answered, InboxError> | Rollback<Result<Answered, InboxError>>> {
   const { conversation, promptId } = target;
   const fail = (e: InboxError) => new Rollback(err<Answered, InboxError>(e));
-  const peek = await client.query<{ state: string }>(
-    `SELECT state FROM ${n.prompts} WHERE conversation = $1 AND prompt_id = $2`,
-    [conversation, promptId],
+  // The conversation first, then the prompt: the order a save locks them in. (A live prompt's
+  // conversation may not be saved yet: then there is nothing to lock.)
+  const locked = await client.query(
+    `SELECT 1 FROM ${n.conversations} WHERE name = $1 FOR UPDATE`,
+    [conversation],
   );
-  const state = peek.rows[0]?.state;
-  if (state === "suspended") {
-    // The conversation first, then the prompt: the order a save locks them in.
-    const locked = await client.query(
-      `SELECT 1 FROM ${n.conversations} WHERE name = $1 FOR UPDATE`,
-      [conversation],
-    );
-    if (locked.rowCount === 0) return fail(unknownPrompt(conversation, promptId));
-  }
   const { rows } = await client.query<PromptRow>(
-    `SELECT id, state, event_seq, prompt, reply IS NOT NULL AS answered,
-            (state = 'suspended' OR live_until > now()) AS live
-       FROM ${n.prompts} WHERE conversation = $1 AND prompt_id = $2 FOR UPDATE`,
+    `SELECT p.id, p.state, p.event_seq, p.secret, p.prompt, p.reply IS NOT NULL AS answered,
+            (p.state = 'suspended' OR p.live_until > now()) AS live, e.event
+       FROM ${n.prompts} p
+       LEFT JOIN ${n.events} e ON e.conversation = p.conversation AND e.seq = p.event_seq
+      WHERE p.conversation = $1 AND p.prompt_id = $2
+        FOR UPDATE OF p`,
     [conversation, promptId],
   );
   const row = rows[0];
-  if (row === undefined || row.state !== state) {
-    if (state === undefined) {
-      const exists = await client.query(`SELECT 1 FROM ${n.conversations} WHERE name = $1`, [
-        conversation,
-      ]);
-      if (exists.rowCount === 0) {
-        return fail({
-          kind: "unknown_conversation",
-          promptId,
-          message: `no conversation ${conversation}`,
-        });
-      }
+  if (row === undefined) {
+    if (locked.rowCount === 0) {
+      return fail({ kind: "unknown_conversation", promptId, message: `no conversation ${conversation}` });
     }
     return fail(unknownPrompt(conversation, promptId));
   }
@@ -96,51 +90,55 @@ export async function answerInTransaction(
       message: `prompt "${promptId}" of conversation ${conversation} was answered already; only the first answer counts`,
     });
   }
-  const checked =
-    row.state === "live"
-      ? checkLiveReply(row.prompt.request, promptId, target.reply, target.now)
-      : await answerMarker(client, n, conversation, row.event_seq as number, target);
-  if (checked.isErr()) return fail(checked.error);
-  await client.query(
-    `UPDATE ${n.prompts} SET reply = $2, answered_at = $3 WHERE id = $1`,
-    [row.id, JSON.stringify(checked.value), target.now.toISOString()],
-  );
-  await client.query("SELECT pg_notify($1, $2)", [
-    n.channel,
-    notice("answered", conversation, promptId, row.id),
-  ]);
-  return ok({ id: row.id, state: row.state });
+  const answeredAt = target.now.toISOString();
+  const notify = notice("answered", conversation, promptId, row.id);
+  if (row.state === "live") {
+    const checked = checkLiveReply(row.prompt.request, promptId, target.reply, target.now);
+    if (checked.isErr()) return fail(checked.error);
+    await client.query(
+      `WITH p AS (UPDATE ${n.prompts} SET reply = $2, answered_at = $3 WHERE id = $1)
+       SELECT pg_notify($4, $5)`,
+      [row.id, JSON.stringify(checked.value), answeredAt, n.channel, notify],
+    );
+  } else {
+    const checked = answerMarker(row.event, row.event_seq as number, target);
+    if (checked.isErr()) return fail(checked.error);
+    // The marker, the revision and the inbox row in one statement.
+    await client.query(
+      `WITH e AS (UPDATE ${n.events} SET event = $3 WHERE conversation = $1 AND seq = $2),
+            c AS (UPDATE ${n.conversations} SET revision = gen_random_uuid()::text, updated_at = now()
+                   WHERE name = $1),
+            p AS (UPDATE ${n.prompts} SET reply = $5, answered_at = $6 WHERE id = $4)
+       SELECT pg_notify($7, $8)`,
+      [
+        conversation,
+        row.event_seq,
+        checked.value.event,
+        row.id,
+        JSON.stringify(checked.value.reply),
+        answeredAt,
+        n.channel,
+        notify,
+      ],
+    );
+  }
+  return ok({ id: row.id, state: row.state, secret: row.secret, prompt: row.prompt, answeredAt });
 }
 
-// Writes the reply into the marker of the stored `tool_call_request`, as answerPendingPrompt
-// would on the loaded stream, and moves the conversation to a new revision.
-async function answerMarker(
-  client: pg.PoolClient,
-  n: Names,
-  conversation: string,
+// The stored `tool_call_request` with the reply in its marker, as answerPendingPrompt writes it
+// on the loaded stream.
+function answerMarker(
+  stored: unknown,
   seq: number,
   target: { promptId: string; reply: StoredReply; now: Date },
-): Promise<Result<StoredReply, InboxError>> {
-  const { rows } = await client.query<{ event: unknown }>(
-    `SELECT event FROM ${n.events} WHERE conversation = $1 AND seq = $2`,
-    [conversation, seq],
-  );
-  const decoded = decodeEvent(rows[0]?.event, [seq]);
-  if (decoded.isErr()) return err(unknownPrompt(conversation, target.promptId));
+): Result<{ event: string; reply: StoredReply }, InboxError> {
+  const decoded = decodeEvent(stored, [seq]);
+  if (decoded.isErr()) return err(unknownPromptOf(target.promptId));
   const stream = ConversationStream.from([decoded.value]);
   const answered = answerPendingPrompt(stream, target.promptId, target.reply, target.now);
   if (answered.isErr()) return err(answered.error);
   const event = stream.events[0] as StreamEvent;
-  await client.query(`UPDATE ${n.events} SET event = $3 WHERE conversation = $1 AND seq = $2`, [
-    conversation,
-    seq,
-    JSON.stringify(encodeEvent(event)),
-  ]);
-  await client.query(
-    `UPDATE ${n.conversations} SET revision = gen_random_uuid()::text, updated_at = now() WHERE name = $1`,
-    [conversation],
-  );
-  return ok(replyOf(event));
+  return ok({ event: JSON.stringify(encodeEvent(event)), reply: replyOf(event) });
 }
 
 /**
@@ -175,6 +173,10 @@ export function checkLiveReply(
 function replyOf(event: StreamEvent): StoredReply {
   const metadata = (event as { metadata: JsonObject }).metadata;
   return (metadata[PENDING_METADATA_KEY] as unknown as { reply: StoredReply }).reply;
+}
+
+function unknownPromptOf(promptId: string): InboxError {
+  return { kind: "unknown_prompt", promptId, message: `no open prompt "${promptId}"` };
 }
 
 function unknownPrompt(conversation: string, promptId: string): InboxError {
