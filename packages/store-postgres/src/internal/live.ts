@@ -1,8 +1,7 @@
 import type { PendingPrompt, PromptRequest, StoredReply } from "@jp/coordinator";
 import type pg from "pg";
-import { notice } from "./inbox-sync.js";
 import { isSecret, promptIdOf } from "./markers.js";
-import { inTransaction, type Names } from "./sql.js";
+import type { Names } from "./sql.js";
 
 // The rows of prompts a host waits on in memory ('live'): put in the inbox while the host waits,
 // answered there like any prompt, and taken back by the host, with or without a reply. A lease
@@ -36,36 +35,45 @@ export async function openLive(
   prompt: { conversation: string; request: PromptRequest; host: string; leaseMs: number },
 ): Promise<string> {
   const view = liveView(prompt.request, new Date());
-  return inTransaction(pool, async (client) => {
-    await client.query(
+  const values = [
+    prompt.conversation,
+    view.prompt_id,
+    prompt.host,
+    prompt.leaseMs,
+    view.kind,
+    view.tool_name,
+    view.tool_call_id,
+    isSecret(prompt.request),
+    JSON.stringify(view),
+    view.suspended_at,
+    n.channel,
+  ];
+  // One statement: the row and its notification (the payload names the prompt unless its id is
+  // too long for one).
+  const insert = () =>
+    pool.query<{ id: string }>(
+      `WITH i AS (
+         INSERT INTO ${n.prompts} (conversation, prompt_id, state, host, live_until, kind,
+                tool_name, tool_call_id, secret, prompt, suspended_at)
+         VALUES ($1, $2, 'live', $3, now() + $4 * interval '1 millisecond', $5, $6, $7, $8, $9, $10)
+         RETURNING id)
+       SELECT i.id, pg_notify($11, CASE WHEN octet_length($2) + octet_length($1) < 7800
+           THEN json_build_object('e', 'pending', 'id', i.id::text, 'c', $1::text, 'p', $2::text)::text
+           ELSE json_build_object('e', 'pending', 'id', i.id::text, 'c', $1::text)::text END)
+         FROM i`,
+      values,
+    );
+  try {
+    return ((await insert()).rows[0] as { id: string }).id;
+  } catch (cause) {
+    if ((cause as { code?: string }).code !== "23505") throw cause;
+    // The same prompt is open already: if its host's lease ran out, the row gives way.
+    await pool.query(
       `DELETE FROM ${n.prompts} WHERE conversation = $1 AND prompt_id = $2 AND live_until < now()`,
       [prompt.conversation, view.prompt_id],
     );
-    const { rows } = await client.query<{ id: string }>(
-      `INSERT INTO ${n.prompts} (conversation, prompt_id, state, host, live_until, kind,
-              tool_name, tool_call_id, secret, prompt, suspended_at)
-       VALUES ($1, $2, 'live', $3, now() + $4 * interval '1 millisecond', $5, $6, $7, $8, $9, $10)
-       RETURNING id`,
-      [
-        prompt.conversation,
-        view.prompt_id,
-        prompt.host,
-        prompt.leaseMs,
-        view.kind,
-        view.tool_name,
-        view.tool_call_id,
-        isSecret(prompt.request),
-        JSON.stringify(view),
-        view.suspended_at,
-      ],
-    );
-    const id = (rows[0] as { id: string }).id;
-    await client.query("SELECT pg_notify($1, $2)", [
-      n.channel,
-      notice("pending", prompt.conversation, view.prompt_id, id),
-    ]);
-    return id;
-  });
+    return ((await insert()).rows[0] as { id: string }).id;
+  }
 }
 
 /** Renews a live prompt's lease. */

@@ -87,8 +87,14 @@ export interface TestServer {
   holds(secret: string): Promise<string[]>;
 }
 
-/** Starts a server from `template` (see {@link createTemplate}); logs every statement. */
-export async function startServer(template: string): Promise<TestServer> {
+/**
+ * Starts a server from `template` (see {@link createTemplate}). Tests log every statement (the
+ * secret scans read the log); benchmarks turn that off.
+ */
+export async function startServer(
+  template: string,
+  settings: { readonly logStatements?: boolean; readonly maxConnections?: number } = {},
+): Promise<TestServer> {
   const bin = PG_BIN as string;
   const dir = mkdtempSync(join(tmpdir(), "jp-pg-"));
   giveToServerUser(dir);
@@ -102,9 +108,9 @@ export async function startServer(template: string): Promise<TestServer> {
     "-c fsync=off",
     "-c synchronous_commit=off",
     "-c full_page_writes=off",
-    "-c log_statement=all",
+    `-c log_statement=${settings.logStatements === false ? "none" : "all"}`,
     "-c log_min_messages=info",
-    "-c max_connections=200",
+    `-c max_connections=${settings.maxConnections ?? 200}`,
   ].join(" ");
   const ctl = async (...args: string[]) => {
     const [cmd, argv] = asServerUser(join(bin, "pg_ctl"), ["-D", join(dir, "data"), ...args]);
