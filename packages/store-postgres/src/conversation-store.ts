@@ -191,7 +191,13 @@ export class PostgresConversationStore {
       return err(this.#io(name, `cannot save conversation ${name}`, cause));
     }
     conversation.revision = revision;
-    snapshots.set(stream, { store: this, name, events: events.slice() });
+    if (snapshot !== undefined && expected !== null) {
+      // Brought up to date in place: copying a long stream's entries on every save would cost
+      // in proportion to its length.
+      updateSnapshot(snapshot.events, events);
+    } else {
+      snapshots.set(stream, { store: this, name, events: events.slice() });
+    }
     return ok({ revision });
   }
 
@@ -312,6 +318,15 @@ function planWrite(events: readonly StreamEvent[], snapshot: Snapshot | undefine
     appended: events.length > before.length ? jsonArray(events, before.length) : undefined,
     appendFrom: before.length,
   };
+}
+
+function updateSnapshot(before: StreamEvent[], events: readonly StreamEvent[]): void {
+  const common = Math.min(before.length, events.length);
+  for (let i = 0; i < common; i++) {
+    if (before[i] !== events[i]) before[i] = events[i] as StreamEvent;
+  }
+  before.length = common;
+  for (let i = common; i < events.length; i++) before.push(events[i] as StreamEvent);
 }
 
 function jsonArray(events: readonly StreamEvent[], from: number): string {

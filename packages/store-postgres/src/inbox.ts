@@ -3,7 +3,7 @@ import type { PendingPrompt, StoredReply } from "@jp/coordinator";
 import { err, ok, type Result } from "neverthrow";
 import type pg from "pg";
 import type { InboxError } from "./errors.js";
-import { type Answered, answerInTransaction } from "./internal/answer.js";
+import { type Answered, answerInTransaction, answerLive } from "./internal/answer.js";
 import { describe, inTransaction, type Names, namesFor, schemaProblem } from "./internal/sql.js";
 import { waitFor } from "./internal/wait.js";
 import { InboxListener, type InboxListenerOptions } from "./listener.js";
@@ -208,9 +208,12 @@ export class PostgresInbox {
     if (bad !== undefined) return err(bad);
     const now = target.now ?? new Date();
     try {
-      const answered = await inTransaction<Result<Answered, InboxError>>(this.#pool, (client) =>
-        answerInTransaction(client, this.#n, { conversation, promptId, reply: target.reply, now }),
-      );
+      const input = { conversation, promptId, reply: target.reply, now };
+      const answered =
+        (await answerLive(this.#pool, this.#n, input)) ??
+        (await inTransaction<Result<Answered, InboxError>>(this.#pool, (client) =>
+          answerInTransaction(client, this.#n, input),
+        ));
       if (answered.isErr()) return err(answered.error);
       const { prompt, state, secret, answeredAt } = answered.value;
       return ok({

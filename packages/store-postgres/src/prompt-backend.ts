@@ -5,10 +5,14 @@ import type {
   PromptBackend,
   PromptRequest,
   ReplyFor,
+  StoredReply,
 } from "@jp/coordinator";
+import { ok, type Result } from "neverthrow";
+import type { InboxError } from "./errors.js";
 import { type PostgresInbox, inboxInternals } from "./inbox.js";
-import { closeLive, openLive, renewLive } from "./internal/live.js";
-import { isSecret, promptIdOf } from "./internal/markers.js";
+import { closeLive, openLive, renewLive, takeAnswered } from "./internal/live.js";
+import { isSecret } from "./internal/markers.js";
+import { waitFor } from "./internal/wait.js";
 import { isConnectionError } from "./internal/sql.js";
 
 /** Options of {@link createInboxPrompts}. */
@@ -70,6 +74,10 @@ export function createInboxPrompts(options: InboxPromptsOptions): PromptBackend 
           : options.secrets.ask(request, { signal });
       }
       if (options.waitMs === 0) return { type: "later" };
+      const listener = inbox.listener();
+      // Listening before the prompt is announced: then no answer can come unnoticed, and the
+      // inbox need not be looked at before the first notification.
+      const listening = listener.connected;
       const id = await retrying(
         () => openLive(pool, names, { conversation, request, host, leaseMs }),
         retryMs,
@@ -79,15 +87,26 @@ export function createInboxPrompts(options: InboxPromptsOptions): PromptBackend 
         Math.max(1, Math.floor(leaseMs / 3)),
       );
       renew.unref();
+      let waited: Result<StoredReply | undefined, InboxError>;
       try {
-        await inbox.waitForAnswer(
-          { conversation, promptId: promptIdOf(request) },
-          { signal, ...(options.waitMs === undefined ? {} : { timeoutMs: options.waitMs }) },
-        );
+        waited = await waitFor<StoredReply | undefined>({
+          listener,
+          matches: (notice) => notice.event === "answered" && notice.id === id,
+          check: async () => {
+            const taken = await takeAnswered(pool, names, id);
+            if (taken.reply !== undefined) return ok(taken.reply);
+            return taken.present ? undefined : ok(undefined);
+          },
+          lookFirst: !listening,
+          signal,
+          ...(options.waitMs === undefined ? {} : { timeoutMs: options.waitMs }),
+        });
       } finally {
         clearInterval(renew);
       }
-      // Whatever ended the wait, the row comes out with the reply it got, in one statement.
+      if (waited.isOk() && waited.value !== undefined) return waited.value as ReplyFor<R>;
+      // The wait ended without a reply: the row comes out with whatever reply it got meanwhile,
+      // in one statement, so an answer accepted at the last moment is still the one used.
       const { reply } = await retrying(() => closeLive(pool, names, id), retryMs);
       if (reply !== undefined) return reply as ReplyFor<R>;
       return signal.aborted ? ({ type: "cancelled" } as ReplyFor<R>) : { type: "later" };

@@ -142,6 +142,48 @@ function answerMarker(
 }
 
 /**
+ * Answers a live prompt without a transaction, if the prompt is live: one read, the check, and
+ * one conditional write that succeeds only while the row has no reply and its host's lease lasts
+ * (exactly once, as with the transaction). Returns `undefined` when the prompt is not a live one
+ * (then {@link answerInTransaction} decides), so the common case of a waiting host costs two
+ * statements.
+ */
+export async function answerLive(
+  pool: pg.Pool,
+  n: Names,
+  target: { conversation: string; promptId: string; reply: StoredReply; now: Date },
+): Promise<Result<Answered, InboxError> | undefined> {
+  const { conversation, promptId } = target;
+  const { rows } = await pool.query<{ id: string; secret: boolean; prompt: PendingPrompt }>(
+    `SELECT id, secret, prompt FROM ${n.prompts}
+      WHERE conversation = $1 AND prompt_id = $2 AND state = 'live' AND reply IS NULL
+        AND live_until > now()`,
+    [conversation, promptId],
+  );
+  const row = rows[0];
+  if (row === undefined) return undefined;
+  const checked = checkLiveReply(row.prompt.request, promptId, target.reply, target.now);
+  if (checked.isErr()) return err(checked.error);
+  const answeredAt = target.now.toISOString();
+  const written = await pool.query(
+    `WITH p AS (UPDATE ${n.prompts} SET reply = $2, answered_at = $3
+                 WHERE id = $1 AND state = 'live' AND reply IS NULL AND live_until > now()
+                 RETURNING id)
+     SELECT pg_notify($4, $5) FROM p`,
+    [
+      row.id,
+      JSON.stringify(checked.value),
+      answeredAt,
+      n.channel,
+      notice("answered", conversation, promptId, row.id),
+    ],
+  );
+  // Taken first by another answer, or the host gave up meanwhile: the transaction says which.
+  if (written.rowCount !== 1) return undefined;
+  return ok({ id: row.id, state: "live", secret: row.secret, prompt: row.prompt, answeredAt });
+}
+
+/**
  * Checks a reply to a live prompt exactly as `answerPendingPrompt` checks one to a suspended
  * prompt: the same function, on a one-entry stream holding the prompt.
  */

@@ -84,18 +84,25 @@ export async function renewLive(pool: pg.Pool, n: Names, id: string, leaseMs: nu
   );
 }
 
-/** The reply waiting in a live prompt's row, if one was given (the row stays). */
-export async function peekLive(
+/**
+ * Takes a live prompt out of the inbox if it has a reply, in one statement: `reply` is the reply
+ * taken, `present` whether the row was there at all (a save that suspended the same prompt
+ * replaces it).
+ */
+export async function takeAnswered(
   pool: pg.Pool,
   n: Names,
   id: string,
-): Promise<{ reply: StoredReply | undefined } | undefined> {
-  const { rows } = await pool.query<{ reply: StoredReply | null }>(
-    `SELECT reply FROM ${n.prompts} WHERE id = $1 AND state = 'live'`,
+): Promise<{ reply: StoredReply | undefined; present: boolean }> {
+  const { rows } = await pool.query<{ reply: StoredReply | null; present: boolean }>(
+    `WITH d AS (DELETE FROM ${n.prompts} WHERE id = $1 AND state = 'live' AND reply IS NOT NULL
+                RETURNING reply)
+     SELECT (SELECT reply FROM d) AS reply,
+            EXISTS (SELECT 1 FROM ${n.prompts} WHERE id = $1 AND state = 'live') AS present`,
     [id],
   );
-  const row = rows[0];
-  return row === undefined ? undefined : { reply: row.reply ?? undefined };
+  const row = rows[0] as { reply: StoredReply | null; present: boolean };
+  return { reply: row.reply ?? undefined, present: row.present };
 }
 
 /**

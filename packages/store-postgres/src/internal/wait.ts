@@ -12,6 +12,8 @@ export interface WaitSpec<T> {
   readonly check: () => Promise<Result<T, InboxError> | undefined>;
   readonly signal?: AbortSignal;
   readonly timeoutMs?: number;
+  /** Look before any notification (default); `false` when listening began before the state could change. */
+  readonly lookFirst?: boolean;
 }
 
 /**
@@ -71,7 +73,7 @@ export function waitFor<T>(spec: WaitSpec<T>): Promise<Result<T, InboxError>> {
     listener.on("connected", look);
     // Subscribed first, then looking: an answer committed in between is seen either way (if the
     // listener is not connected yet, its `connected` brings another look).
-    look();
+    if (spec.lookFirst !== false) look();
     void listener.start();
   });
 }
