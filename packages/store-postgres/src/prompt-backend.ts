@@ -9,9 +9,10 @@ import type {
 } from "@jp/coordinator";
 import { ok, type Result } from "neverthrow";
 import type { InboxError } from "./errors.js";
+import type { InboxNotice } from "./listener.js";
 import { type PostgresInbox, inboxInternals } from "./inbox.js";
 import { closeLive, openLive, renewLive, takeAnswered } from "./internal/live.js";
-import { isSecret } from "./internal/markers.js";
+import { isSecret, promptIdOf } from "./internal/markers.js";
 import { waitFor } from "./internal/wait.js";
 import { isConnectionError } from "./internal/sql.js";
 
@@ -75,13 +76,27 @@ export function createInboxPrompts(options: InboxPromptsOptions): PromptBackend 
       }
       if (options.waitMs === 0) return { type: "later" };
       const listener = inbox.listener();
-      // Listening before the prompt is announced: then no answer can come unnoticed, and the
-      // inbox need not be looked at before the first notification.
+      const promptId = promptIdOf(request);
+      // An answer may come the moment the prompt is announced, before its row id is known here:
+      // noticed now, it makes the first look happen at once. Otherwise, listening since before
+      // the announcement, nothing can come unnoticed and no look is needed until a notification.
       const listening = listener.connected;
-      const id = await retrying(
-        () => openLive(pool, names, { conversation, request, host, leaseMs }),
-        retryMs,
-      );
+      let early = false;
+      const watch = (notice: InboxNotice) => {
+        if (notice.event === "answered" && notice.conversation === conversation) {
+          early ||= notice.promptId === undefined || notice.promptId === promptId;
+        }
+      };
+      listener.on("notice", watch);
+      let id: string;
+      try {
+        id = await retrying(
+          () => openLive(pool, names, { conversation, request, host, leaseMs }),
+          retryMs,
+        );
+      } finally {
+        listener.off("notice", watch);
+      }
       const renew = setInterval(
         () => void renewLive(pool, names, id, leaseMs).catch(() => {}),
         Math.max(1, Math.floor(leaseMs / 3)),
@@ -97,7 +112,7 @@ export function createInboxPrompts(options: InboxPromptsOptions): PromptBackend 
             if (taken.reply !== undefined) return ok(taken.reply);
             return taken.present ? undefined : ok(undefined);
           },
-          lookFirst: !listening,
+          lookFirst: !listening || early,
           signal,
           ...(options.waitMs === undefined ? {} : { timeoutMs: options.waitMs }),
         });

@@ -126,6 +126,29 @@ describeWithPostgres("reliability", (ctx) => {
     await Promise.all([...hosts.map((h) => h.inbox.close()), waiterInbox.close(), answerer.close()]);
   });
 
+  it("a live host never misses an answer that another process gives the moment the prompt is announced", async () => {
+    const store = new PostgresConversationStore(ctx().pool);
+    const inbox = new PostgresInbox(ctx().pool);
+    await inbox.listener().start();
+    const conversation = newConversation(store, "instant");
+    const turns = 30;
+    const { child } = await startWorker(worker, ["autoanswer", ctx().server.url, conversation.name, String(turns * 2)]);
+    const prompts = createInboxPrompts({ inbox, conversation: conversation.name });
+    try {
+      for (let turn = 0; turn < turns; turn++) {
+        conversation.stream.startTurn(`Turn ${turn}`);
+        const result = await coordinatorFor(conversation, prompts).run(
+          [{ id: "call_1", name: "planner", arguments: {} }],
+          { turn: new TurnState(), signal: AbortSignal.timeout(3_000) },
+        );
+        expect(result.responses.map((r) => r.content)).toEqual(["basic x 1"]);
+      }
+    } finally {
+      child.kill();
+      await inbox.close();
+    }
+  });
+
   it("20 processes answering 1,000 pending prompts at once: each prompt gets exactly one response", async () => {
     const store = new PostgresConversationStore(ctx().pool);
     const inbox = new PostgresInbox(ctx().pool);
