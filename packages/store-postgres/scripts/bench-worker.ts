@@ -3,6 +3,8 @@
 // number of round trips (a question shown, answered elsewhere, its host going on) completed in
 // `durationMs` from the start time the parent sends (`go <epoch ms>` on stdin, after every
 // process said `ready`).
+
+import { ConversationStream } from "@jp/conversation";
 import {
   type BuiltinTool,
   builtinExecutorSource,
@@ -10,7 +12,6 @@ import {
   ToolCoordinator,
   TurnState,
 } from "@jp/coordinator";
-import { ConversationStream } from "@jp/conversation";
 import pg from "pg";
 import { createInboxPrompts, PostgresInbox } from "../src/index.js";
 
@@ -25,7 +26,10 @@ const quiz: BuiltinTool = {
   execute: ({ answers }) => {
     const n = Object.keys(answers).length;
     return n < 200
-      ? { type: "needs_input", question: { id: `q${n}`, text: `Question ${n}?`, answer_type: { type: "boolean" } } }
+      ? {
+          type: "needs_input",
+          question: { id: `q${n}`, text: `Question ${n}?`, answer_type: { type: "boolean" } },
+        }
       : { type: "success", content: "done" };
   },
 };

@@ -5,7 +5,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createEvent, FileConversationStore, type StoredConversation } from "@jp/conversation";
-import { answerPendingPrompt, builtinExecutorSource, type BuiltinTool, ToolCoordinator, TurnState } from "@jp/coordinator";
+import {
+  answerPendingPrompt,
+  type BuiltinTool,
+  builtinExecutorSource,
+  ToolCoordinator,
+  TurnState,
+} from "@jp/coordinator";
 import type pg from "pg";
 import { migrate, PostgresConversationStore, PostgresInbox } from "../src/index.js";
 import { createTemplate, startServer } from "../test/support/postgres.js";
@@ -13,7 +19,10 @@ import { createTemplate, startServer } from "../test/support/postgres.js";
 const asker: BuiltinTool = {
   execute: ({ answers }) =>
     answers.go === undefined
-      ? { type: "needs_input", question: { id: "go", text: "Go?", answer_type: { type: "boolean" } } }
+      ? {
+          type: "needs_input",
+          question: { id: "go", text: "Go?", answer_type: { type: "boolean" } },
+        }
       : { type: "success", content: "done" },
 };
 const tools = { asker: { run: "unattended" as const } };
@@ -30,7 +39,10 @@ const percentile = (xs: number[], p: number) => {
 };
 const ms = (v: number) => `${v.toFixed(2)} ms`;
 
-async function suspendAndSave(store: PostgresConversationStore | FileConversationStore, conversation: StoredConversation) {
+async function suspendAndSave(
+  store: PostgresConversationStore | FileConversationStore,
+  conversation: StoredConversation,
+) {
   conversation.stream.startTurn("Go?");
   const coordinator = new ToolCoordinator({ stream: conversation.stream, tools, executors });
   const result = await coordinator.run([{ id: "call_1", name: "asker", arguments: {} }], {
@@ -42,7 +54,11 @@ async function suspendAndSave(store: PostgresConversationStore | FileConversatio
 }
 
 /** From the start of `inbox.answer` to the waiting host awake, with `hosts` hosts waiting. */
-async function wakeLatency(server: { pool(o?: pg.PoolConfig): pg.Pool }, hosts: number, samples: number) {
+async function wakeLatency(
+  server: { pool(o?: pg.PoolConfig): pg.Pool },
+  hosts: number,
+  samples: number,
+) {
   const pool = server.pool({ max: 4 });
   const store = new PostgresConversationStore(pool);
   const answerer = new PostgresInbox(pool);
@@ -65,7 +81,13 @@ async function wakeLatency(server: { pool(o?: pg.PoolConfig): pg.Pool }, hosts: 
     for (let i = 0; i < hosts && times.length < samples; i++) {
       const { conversation, promptId } = conversations[i] as (typeof conversations)[number];
       const start = performance.now();
-      (await answerer.answer({ conversation: conversation.name, promptId, reply: { type: "answer", value: true } }))._unsafeUnwrap();
+      (
+        await answerer.answer({
+          conversation: conversation.name,
+          promptId,
+          reply: { type: "answer", value: true },
+        })
+      )._unsafeUnwrap();
       times.push(((await woke[i]) as number) - start);
     }
   }
@@ -74,7 +96,11 @@ async function wakeLatency(server: { pool(o?: pg.PoolConfig): pg.Pool }, hosts: 
 }
 
 /** The durable round trip in one process: suspend and save, answer, load, resume and save. */
-async function durableRounds(store: PostgresConversationStore | FileConversationStore, answer: (c: StoredConversation, id: string) => Promise<void>, rounds: number) {
+async function durableRounds(
+  store: PostgresConversationStore | FileConversationStore,
+  answer: (c: StoredConversation, id: string) => Promise<void>,
+  rounds: number,
+) {
   const start = performance.now();
   for (let i = 0; i < rounds; i++) {
     const conversation = fresh(store);
@@ -117,9 +143,15 @@ try {
 
   console.log("answer-to-wake latency through NOTIFY (inbox.answer called -> waiting host awake):");
   await wakeLatency(server, 1, 20); // warm-up
-  for (const [hosts, samples] of [[1, 100], [10, 100], [100, 100]] as const) {
+  for (const [hosts, samples] of [
+    [1, 100],
+    [10, 100],
+    [100, 100],
+  ] as const) {
     const times = await wakeLatency(server, hosts, samples);
-    console.log(`  ${String(hosts).padStart(3)} waiting hosts: median ${ms(percentile(times, 0.5))}, p99 ${ms(percentile(times, 0.99))} (${times.length} answers)`);
+    console.log(
+      `  ${String(hosts).padStart(3)} waiting hosts: median ${ms(percentile(times, 0.5))}, p99 ${ms(percentile(times, 0.99))} (${times.length} answers)`,
+    );
   }
 
   console.log("append one event and save (median of 31):");
@@ -129,23 +161,43 @@ try {
     append.push(median);
     console.log(`  at ${String(length).padStart(6)} events: ${ms(median)}`);
   }
-  console.log(`  ratio 100,000 / 10 events: ${((append[2] as number) / (append[0] as number)).toFixed(2)} (goal: flat)`);
+  console.log(
+    `  ratio 100,000 / 10 events: ${((append[2] as number) / (append[0] as number)).toFixed(2)} (goal: flat)`,
+  );
 
   const inbox = new PostgresInbox(pool);
   const root = mkdtempSync(join(tmpdir(), "jp-bench-files-"));
   try {
     const files = new FileConversationStore(root);
     await durableRounds(files, async () => {}, 10);
-    const fileRate = await durableRounds(files, async (c, id) => {
-      const loaded = (await files.load(c.name))._unsafeUnwrap();
-      answerPendingPrompt(loaded.stream, id, { type: "answer", value: true })._unsafeUnwrap();
-      (await files.save(loaded))._unsafeUnwrap();
-    }, 200);
-    const pgRate = await durableRounds(store, async (c, id) => {
-      (await inbox.answer({ conversation: c.name, promptId: id, reply: { type: "answer", value: true } }))._unsafeUnwrap();
-    }, 200);
-    console.log("durable question round trip, one process (suspend + save, answer, load + resume + save):");
-    console.log(`  FileConversationStore ${Math.round(fileRate)}/s; PostgreSQL ${Math.round(pgRate)}/s`);
+    const fileRate = await durableRounds(
+      files,
+      async (c, id) => {
+        const loaded = (await files.load(c.name))._unsafeUnwrap();
+        answerPendingPrompt(loaded.stream, id, { type: "answer", value: true })._unsafeUnwrap();
+        (await files.save(loaded))._unsafeUnwrap();
+      },
+      200,
+    );
+    const pgRate = await durableRounds(
+      store,
+      async (c, id) => {
+        (
+          await inbox.answer({
+            conversation: c.name,
+            promptId: id,
+            reply: { type: "answer", value: true },
+          })
+        )._unsafeUnwrap();
+      },
+      200,
+    );
+    console.log(
+      "durable question round trip, one process (suspend + save, answer, load + resume + save):",
+    );
+    console.log(
+      `  FileConversationStore ${Math.round(fileRate)}/s; PostgreSQL ${Math.round(pgRate)}/s`,
+    );
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
@@ -154,7 +206,21 @@ try {
   const duration = 5_000;
   const worker = join(import.meta.dirname, "bench-worker.ts");
   const children = Array.from({ length: processes }, (_, i) =>
-    spawn(process.execPath, ["--conditions=@jp/source", "--import", "tsx", worker, server.url, String(i), String(processes), String(duration), "8"], { stdio: ["pipe", "pipe", "inherit"] }),
+    spawn(
+      process.execPath,
+      [
+        "--conditions=@jp/source",
+        "--import",
+        "tsx",
+        worker,
+        server.url,
+        String(i),
+        String(processes),
+        String(duration),
+        "8",
+      ],
+      { stdio: ["pipe", "pipe", "inherit"] },
+    ),
   );
   const outputs = children.map((child) => {
     let out = "";
@@ -171,10 +237,13 @@ try {
   const startAt = Date.now() + 200;
   for (const child of children) child.stdin.end(`go ${startAt}\n`);
   const rounds = (await Promise.all(outputs.map((o) => o.done))).reduce(
-    (sum, out) => sum + (JSON.parse(out.trim().split("\n").at(-1) as string) as { rounds: number }).rounds,
+    (sum, out) =>
+      sum + (JSON.parse(out.trim().split("\n").at(-1) as string) as { rounds: number }).rounds,
     0,
   );
-  console.log(`live question round trips across ${processes} processes (8 turns each, each answered by another process): ${Math.round((rounds * 1000) / duration)}/s`);
+  console.log(
+    `live question round trips across ${processes} processes (8 turns each, each answered by another process): ${Math.round((rounds * 1000) / duration)}/s`,
+  );
 } finally {
   await server.stop();
   rmSync(template, { recursive: true, force: true });

@@ -13,7 +13,14 @@ import {
 import { err, ok, type Result } from "neverthrow";
 import type pg from "pg";
 import { syncInbox } from "./internal/inbox-sync.js";
-import { describe, inTransaction, type Names, namesFor, Rollback, schemaProblem } from "./internal/sql.js";
+import {
+  describe,
+  inTransaction,
+  type Names,
+  namesFor,
+  Rollback,
+  schemaProblem,
+} from "./internal/sql.js";
 
 /** Options of {@link PostgresConversationStore}. */
 export interface PostgresStoreOptions {
@@ -119,7 +126,9 @@ export class PostgresConversationStore {
     }
     const count = Number(row.rows);
     if (count !== row.event_count || (row.last ?? -1) !== count - 1) {
-      return err(this.#corrupt(name, `expected events 0 to ${row.event_count - 1}, found ${count}`));
+      return err(
+        this.#corrupt(name, `expected events 0 to ${row.event_count - 1}, found ${count}`),
+      );
     }
     const stream = ConversationStream.decode(row.events);
     if (stream.isErr()) return err(this.#corrupt(name, stream.error.message));
@@ -175,17 +184,22 @@ export class PostgresConversationStore {
     try {
       plan = planWrite(events, expected === null ? undefined : snapshot);
     } catch (cause) {
-      return err(this.#corrupt(name, `the conversation cannot be stored as JSON: ${describe(cause)}`));
+      return err(
+        this.#corrupt(name, `the conversation cannot be stored as JSON: ${describe(cause)}`),
+      );
     }
     const revision = randomUUID();
     try {
-      const written = await inTransaction<Result<SaveResult, StoreError>>(this.#pool, async (client) => {
-        const claimed = await this.#claimRevision(client, conversation, expected, revision);
-        if (claimed !== undefined) return new Rollback(err<SaveResult, StoreError>(claimed));
-        await writeEvents(client, this.#n, name, plan);
-        await syncInbox(client, this.#n, name, events, new Date());
-        return ok<SaveResult, StoreError>({ revision });
-      });
+      const written = await inTransaction<Result<SaveResult, StoreError>>(
+        this.#pool,
+        async (client) => {
+          const claimed = await this.#claimRevision(client, conversation, expected, revision);
+          if (claimed !== undefined) return new Rollback(err<SaveResult, StoreError>(claimed));
+          await writeEvents(client, this.#n, name, plan);
+          await syncInbox(client, this.#n, name, events, new Date());
+          return ok<SaveResult, StoreError>({ revision });
+        },
+      );
       if (written.isErr()) return written;
     } catch (cause) {
       return err(this.#io(name, `cannot save conversation ${name}`, cause));

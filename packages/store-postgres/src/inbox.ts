@@ -145,7 +145,9 @@ export class PostgresInbox {
       if (cursor === undefined) return err(invalid('"cursor" is not one this inbox gave out'));
       params.push(cursor[0], cursor[1]);
       const op = newest ? "<" : ">";
-      where.push(`(suspended_at, id) ${op} ($${params.length - 1}::timestamptz, $${params.length}::bigint)`);
+      where.push(
+        `(suspended_at, id) ${op} ($${params.length - 1}::timestamptz, $${params.length}::bigint)`,
+      );
     }
     params.push(limit + 1);
     const dir = newest ? "DESC" : "ASC";
@@ -318,14 +320,16 @@ export class PostgresInbox {
       return err(database(`cannot release conversation ${conversation}`, cause));
     }
   }
-
 }
 
 // The pool and names of an inbox, for the prompt backend of this package (not public).
 const internals = new WeakMap<PostgresInbox, { readonly pool: pg.Pool; readonly names: Names }>();
 
 /** The pool and table names behind an inbox. */
-export function inboxInternals(inbox: PostgresInbox): { readonly pool: pg.Pool; readonly names: Names } {
+export function inboxInternals(inbox: PostgresInbox): {
+  readonly pool: pg.Pool;
+  readonly names: Names;
+} {
   const found = internals.get(inbox);
   if (found === undefined) throw new TypeError("not a PostgresInbox");
   return found;
@@ -372,7 +376,9 @@ function checkTarget(conversation: unknown, promptId: unknown): InboxError | und
     return invalid(`${JSON.stringify(conversation)} is not a conversation name`);
   }
   if (typeof promptId !== "string" || promptId === "" || promptId.length > MAX_ID_LENGTH) {
-    return invalid(`the prompt id must be a non-empty string of at most ${MAX_ID_LENGTH} characters`);
+    return invalid(
+      `the prompt id must be a non-empty string of at most ${MAX_ID_LENGTH} characters`,
+    );
   }
   return undefined;
 }

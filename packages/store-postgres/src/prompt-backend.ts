@@ -9,12 +9,12 @@ import type {
 } from "@jp/coordinator";
 import { ok, type Result } from "neverthrow";
 import type { InboxError } from "./errors.js";
-import type { InboxNotice } from "./listener.js";
-import { type PostgresInbox, inboxInternals } from "./inbox.js";
+import { inboxInternals, type PostgresInbox } from "./inbox.js";
 import { closeLive, openLive, renewLive, takeAnswered } from "./internal/live.js";
 import { isSecret, promptIdOf } from "./internal/markers.js";
-import { waitFor } from "./internal/wait.js";
 import { isConnectionError } from "./internal/sql.js";
+import { waitFor } from "./internal/wait.js";
+import type { InboxNotice } from "./listener.js";
 
 /** Options of {@link createInboxPrompts}. */
 export interface InboxPromptsOptions {

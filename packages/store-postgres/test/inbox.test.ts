@@ -1,8 +1,4 @@
-import {
-  answerPendingPrompt,
-  listPendingPrompts,
-  type StoredReply,
-} from "@jp/coordinator";
+import { answerPendingPrompt, listPendingPrompts, type StoredReply } from "@jp/coordinator";
 import { describe, expect, it } from "vitest";
 import { PostgresConversationStore, PostgresInbox } from "../src/index.js";
 import { describeWithPostgres } from "./support/server.js";
@@ -40,7 +36,9 @@ describeWithPostgres("PostgresInbox", (ctx) => {
     const { store, inbox, conversation, promptId } = await suspended();
     const reply: StoredReply = { type: "answer", value: true };
     const now = new Date("2026-01-01T00:00:00Z");
-    const answered = (await inbox.answer({ conversation: conversation.name, promptId, reply, now }))._unsafeUnwrap();
+    const answered = (
+      await inbox.answer({ conversation: conversation.name, promptId, reply, now })
+    )._unsafeUnwrap();
     expect(answered).toMatchObject({ answered: true, answered_at: now.toISOString() });
     // The same answer given to the stream in memory, as with the file store.
     const expected = conversation.stream.clone();
@@ -81,7 +79,11 @@ describeWithPostgres("PostgresInbox", (ctx) => {
     const { store, inbox, conversation, promptId } = await suspended();
     const early = (await store.load(conversation.name))._unsafeUnwrap();
     (
-      await inbox.answer({ conversation: conversation.name, promptId, reply: { type: "answer", value: true } })
+      await inbox.answer({
+        conversation: conversation.name,
+        promptId,
+        reply: { type: "answer", value: true },
+      })
     )._unsafeUnwrap();
     await coordinatorFor(early).resume();
     expect((await store.save(early))._unsafeUnwrapErr().kind).toBe("conflict");
@@ -109,15 +111,71 @@ describeWithPostgres("PostgresInbox", (ctx) => {
   });
 
   describe("bad input: a typed error, and nothing written", () => {
-    const cases: [string, (t: { name: string; promptId: string }) => Parameters<PostgresInbox["answer"]>[0], string][] = [
-      ["an unknown prompt id", (t) => ({ conversation: t.name, promptId: "call_9.go.1", reply: { type: "answer", value: true } }), "unknown_prompt"],
-      ["a malformed answer", (t) => ({ conversation: t.name, promptId: t.promptId, reply: { type: "answer", value: "yes please" } }), "invalid_reply"],
-      ["a reply of the wrong kind", (t) => ({ conversation: t.name, promptId: t.promptId, reply: { type: "run" } as never }), "invalid_reply"],
-      ["a reply that is not an object", (t) => ({ conversation: t.name, promptId: t.promptId, reply: "true" as never }), "invalid_reply"],
-      ["the wrong conversation", (t) => ({ conversation: "17000000002-other", promptId: t.promptId, reply: { type: "answer", value: true } }), "unknown_conversation"],
-      ["a conversation name outside JP's grammar", (t) => ({ conversation: "../x", promptId: t.promptId, reply: { type: "answer", value: true } }), "invalid_input"],
-      ["an empty prompt id", (t) => ({ conversation: t.name, promptId: "", reply: { type: "answer", value: true } }), "invalid_input"],
-      ["a prompt id that is not a string", (t) => ({ conversation: t.name, promptId: 7 as never, reply: { type: "answer", value: true } }), "invalid_input"],
+    const cases: [
+      string,
+      (t: { name: string; promptId: string }) => Parameters<PostgresInbox["answer"]>[0],
+      string,
+    ][] = [
+      [
+        "an unknown prompt id",
+        (t) => ({
+          conversation: t.name,
+          promptId: "call_9.go.1",
+          reply: { type: "answer", value: true },
+        }),
+        "unknown_prompt",
+      ],
+      [
+        "a malformed answer",
+        (t) => ({
+          conversation: t.name,
+          promptId: t.promptId,
+          reply: { type: "answer", value: "yes please" },
+        }),
+        "invalid_reply",
+      ],
+      [
+        "a reply of the wrong kind",
+        (t) => ({ conversation: t.name, promptId: t.promptId, reply: { type: "run" } as never }),
+        "invalid_reply",
+      ],
+      [
+        "a reply that is not an object",
+        (t) => ({ conversation: t.name, promptId: t.promptId, reply: "true" as never }),
+        "invalid_reply",
+      ],
+      [
+        "the wrong conversation",
+        (t) => ({
+          conversation: "17000000002-other",
+          promptId: t.promptId,
+          reply: { type: "answer", value: true },
+        }),
+        "unknown_conversation",
+      ],
+      [
+        "a conversation name outside JP's grammar",
+        (t) => ({
+          conversation: "../x",
+          promptId: t.promptId,
+          reply: { type: "answer", value: true },
+        }),
+        "invalid_input",
+      ],
+      [
+        "an empty prompt id",
+        (t) => ({ conversation: t.name, promptId: "", reply: { type: "answer", value: true } }),
+        "invalid_input",
+      ],
+      [
+        "a prompt id that is not a string",
+        (t) => ({
+          conversation: t.name,
+          promptId: 7 as never,
+          reply: { type: "answer", value: true },
+        }),
+        "invalid_input",
+      ],
     ];
     it.each(cases)("%s", async (_, build, kind) => {
       const { inbox, conversation, promptId } = await suspended();
@@ -170,7 +228,10 @@ describeWithPostgres("PostgresInbox", (ctx) => {
       expect(planners.prompts.every((p) => p.tool_name === "planner")).toBe(true);
       const one = (await inbox.list({ conversation: made[2]?.name as string }))._unsafeUnwrap();
       expect(one.prompts.map((p) => p.conversation)).toEqual([made[2]?.name]);
-      expect((await inbox.list({ state: "live", conversation: made[2]?.name as string }))._unsafeUnwrap().prompts).toEqual([]);
+      expect(
+        (await inbox.list({ state: "live", conversation: made[2]?.name as string }))._unsafeUnwrap()
+          .prompts,
+      ).toEqual([]);
     });
 
     it.each([
@@ -190,11 +251,18 @@ describeWithPostgres("PostgresInbox", (ctx) => {
     const { inbox, conversation, promptId } = await suspended();
     const waiter = new PostgresInbox(ctx().pool);
     try {
-      const waiting = waiter.waitForAnswer({ conversation: conversation.name }, { timeoutMs: 10_000 });
+      const waiting = waiter.waitForAnswer(
+        { conversation: conversation.name },
+        { timeoutMs: 10_000 },
+      );
       await new Promise((r) => setTimeout(r, 50));
       const start = performance.now();
       (
-        await inbox.answer({ conversation: conversation.name, promptId, reply: { type: "answer", value: true } })
+        await inbox.answer({
+          conversation: conversation.name,
+          promptId,
+          reply: { type: "answer", value: true },
+        })
       )._unsafeUnwrap();
       const woke = await waiting;
       expect(woke._unsafeUnwrap().prompt_id).toBe(promptId);
@@ -210,11 +278,17 @@ describeWithPostgres("PostgresInbox", (ctx) => {
     const { conversation, promptId } = await suspended();
     const waiter = new PostgresInbox(ctx().pool);
     try {
-      const timedOut = await waiter.waitForAnswer({ conversation: conversation.name, promptId }, { timeoutMs: 50 });
+      const timedOut = await waiter.waitForAnswer(
+        { conversation: conversation.name, promptId },
+        { timeoutMs: 50 },
+      );
       expect(timedOut._unsafeUnwrapErr().kind).toBe("timeout");
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 20);
-      const cancelled = await waiter.waitForAnswer({ conversation: conversation.name, promptId }, { signal: controller.signal });
+      const cancelled = await waiter.waitForAnswer(
+        { conversation: conversation.name, promptId },
+        { signal: controller.signal },
+      );
       expect(cancelled._unsafeUnwrapErr().kind).toBe("cancelled");
     } finally {
       await waiter.close();
@@ -224,7 +298,11 @@ describeWithPostgres("PostgresInbox", (ctx) => {
   it("a claimed conversation whose worker died is claimed again once the lease runs out", async () => {
     const { inbox, conversation, promptId } = await suspended();
     (
-      await inbox.answer({ conversation: conversation.name, promptId, reply: { type: "answer", value: true } })
+      await inbox.answer({
+        conversation: conversation.name,
+        promptId,
+        reply: { type: "answer", value: true },
+      })
     )._unsafeUnwrap();
     const claims = async (worker: string) => {
       const names: (string | undefined)[] = [];
@@ -238,6 +316,8 @@ describeWithPostgres("PostgresInbox", (ctx) => {
     expect(await claims("second")).not.toContain(conversation.name);
     await new Promise((r) => setTimeout(r, 350));
     expect(await claims("third")).toContain(conversation.name);
-    expect((await inbox.claimResume({ worker: "x", leaseMs: 0 }))._unsafeUnwrapErr().kind).toBe("invalid_input");
+    expect((await inbox.claimResume({ worker: "x", leaseMs: 0 }))._unsafeUnwrapErr().kind).toBe(
+      "invalid_input",
+    );
   });
 });

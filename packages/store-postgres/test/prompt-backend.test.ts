@@ -66,7 +66,9 @@ describeWithPostgres("createInboxPrompts", (ctx) => {
     expect(result.responses.map((r) => r.content)).toEqual(["pro x 5"]);
     expect(result.pending).toEqual([]);
     // Taken back by the host: nothing left in the inbox.
-    expect((await inbox.list({ conversation: conversation.name }))._unsafeUnwrap().prompts).toEqual([]);
+    expect((await inbox.list({ conversation: conversation.name }))._unsafeUnwrap().prompts).toEqual(
+      [],
+    );
     await Promise.all([inbox.close(), elsewhere.close()]);
   });
 
@@ -81,7 +83,8 @@ describeWithPostgres("createInboxPrompts", (ctx) => {
     );
     expect(result.pending).toHaveLength(1);
     (await store.save(conversation))._unsafeUnwrap();
-    const [prompt] = (await elsewhere.list({ conversation: conversation.name }))._unsafeUnwrap().prompts;
+    const [prompt] = (await elsewhere.list({ conversation: conversation.name }))._unsafeUnwrap()
+      .prompts;
     expect(prompt).toMatchObject({ state: "suspended", prompt_id: result.pending[0]?.prompt_id });
     (
       await elsewhere.answer({
@@ -106,7 +109,9 @@ describeWithPostgres("createInboxPrompts", (ctx) => {
       { turn: new TurnState() },
     );
     expect(result.pending).toHaveLength(1);
-    expect((await inbox.list({ conversation: conversation.name }))._unsafeUnwrap().prompts).toEqual([]);
+    expect((await inbox.list({ conversation: conversation.name }))._unsafeUnwrap().prompts).toEqual(
+      [],
+    );
   });
 
   it("a stopped turn takes its prompt out of the inbox and records the stop", async () => {
@@ -123,7 +128,9 @@ describeWithPostgres("createInboxPrompts", (ctx) => {
     controller.abort();
     const result = await running;
     expect(result.responses).toHaveLength(1);
-    expect((await inbox.list({ conversation: conversation.name }))._unsafeUnwrap().prompts).toEqual([]);
+    expect((await inbox.list({ conversation: conversation.name }))._unsafeUnwrap().prompts).toEqual(
+      [],
+    );
     const late = await elsewhere.answer({
       conversation: conversation.name,
       promptId: prompt.prompt_id,
@@ -159,7 +166,9 @@ describeWithPostgres("createInboxPrompts", (ctx) => {
       await hostInbox.close();
       await hostPool.end();
       await new Promise((r) => setTimeout(r, 300));
-      expect((await elsewhere.list({ conversation: conversation.name }))._unsafeUnwrap().prompts).toEqual([]);
+      expect(
+        (await elsewhere.list({ conversation: conversation.name }))._unsafeUnwrap().prompts,
+      ).toEqual([]);
       const answered = await elsewhere.answer({
         conversation: conversation.name,
         promptId: prompt.prompt_id,

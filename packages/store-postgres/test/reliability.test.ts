@@ -40,17 +40,29 @@ describeWithPostgres("reliability", (ctx) => {
     (await store.save(conversation))._unsafeUnwrap();
     const promptId = run.pending[0]?.prompt_id as string;
     (
-      await inbox.answer({ conversation: conversation.name, promptId, reply: { type: "answer", value: true } })
+      await inbox.answer({
+        conversation: conversation.name,
+        promptId,
+        reply: { type: "answer", value: true },
+      })
     )._unsafeUnwrap();
 
     const claimedAt = Date.now();
-    const { child, line } = await startWorker(worker, ["resume", ctx().server.url, "doomed", "1500", "hang"]);
+    const { child, line } = await startWorker(worker, [
+      "resume",
+      ctx().server.url,
+      "doomed",
+      "1500",
+      "hang",
+    ]);
     expect(line).toEqual({ claimed: conversation.name, resumed: 1 });
     const exited = new Promise((resolve) => child.once("exit", resolve));
     child.kill("SIGKILL");
     await exited;
     // While the dead worker's lease lasts, nobody else takes the turn.
-    expect((await inbox.claimResume({ worker: "early", leaseMs: 400 }))._unsafeUnwrap()).toBeUndefined();
+    expect(
+      (await inbox.claimResume({ worker: "early", leaseMs: 400 }))._unsafeUnwrap(),
+    ).toBeUndefined();
     await new Promise((r) => setTimeout(r, Math.max(0, claimedAt + 1600 - Date.now())));
     expect(await runWorker(worker, ["resume", ctx().server.url, "second", "400"])).toEqual({
       claimed: conversation.name,
@@ -61,7 +73,9 @@ describeWithPostgres("reliability", (ctx) => {
     expect(responsesPerRequest(final).every((n) => n === 1)).toBe(true);
     const tools = final.stream.events.filter((e) => e.type === "tool_call_response");
     expect(tools.map((e) => (e as { content: string }).content)).toEqual(["go: true"]);
-    expect((await inbox.list({ conversation: conversation.name }))._unsafeUnwrap().prompts).toEqual([]);
+    expect((await inbox.list({ conversation: conversation.name }))._unsafeUnwrap().prompts).toEqual(
+      [],
+    );
   });
 
   it("a database restart mid-turn: waiting hosts reconnect and go on; no answer lost", async () => {
@@ -85,7 +99,10 @@ describeWithPostgres("reliability", (ctx) => {
     const run = await suspendAt(suspended, "asker");
     (await store.save(suspended))._unsafeUnwrap();
     const waiterInbox = new PostgresInbox(ctx().server.pool({ max: 2 }));
-    const waiting = waiterInbox.waitForAnswer({ conversation: suspended.name }, { timeoutMs: 20_000 });
+    const waiting = waiterInbox.waitForAnswer(
+      { conversation: suspended.name },
+      { timeoutMs: 20_000 },
+    );
 
     const live = async (name: string) => {
       for (;;) {
@@ -122,8 +139,14 @@ describeWithPostgres("reliability", (ctx) => {
     );
     expect((await waiting)._unsafeUnwrap().answered).toBe(true);
     const loaded = (await store.load(suspended.name))._unsafeUnwrap();
-    expect((await coordinatorFor(loaded).resume()).responses.map((r) => r.content)).toEqual(["go: true"]);
-    await Promise.all([...hosts.map((h) => h.inbox.close()), waiterInbox.close(), answerer.close()]);
+    expect((await coordinatorFor(loaded).resume()).responses.map((r) => r.content)).toEqual([
+      "go: true",
+    ]);
+    await Promise.all([
+      ...hosts.map((h) => h.inbox.close()),
+      waiterInbox.close(),
+      answerer.close(),
+    ]);
   });
 
   it("a live host never misses an answer that another process gives the moment the prompt is announced", async () => {
@@ -132,7 +155,12 @@ describeWithPostgres("reliability", (ctx) => {
     await inbox.listener().start();
     const conversation = newConversation(store, "instant");
     const turns = 30;
-    const { child } = await startWorker(worker, ["autoanswer", ctx().server.url, conversation.name, String(turns * 2)]);
+    const { child } = await startWorker(worker, [
+      "autoanswer",
+      ctx().server.url,
+      conversation.name,
+      String(turns * 2),
+    ]);
     const prompts = createInboxPrompts({ inbox, conversation: conversation.name });
     try {
       for (let turn = 0; turn < turns; turn++) {
@@ -158,8 +186,15 @@ describeWithPostgres("reliability", (ctx) => {
     for (let c = 0; c < 100; c++) {
       const conversation = newConversation(store, "many");
       conversation.stream.startTurn("Ten at once");
-      const calls = Array.from({ length: 10 }, (_, i) => ({ id: `call_${i}`, name: "asker", arguments: {} }));
-      const run = await coordinatorFor(conversation).run(calls, { turn: new TurnState(), suspend: true });
+      const calls = Array.from({ length: 10 }, (_, i) => ({
+        id: `call_${i}`,
+        name: "asker",
+        arguments: {},
+      }));
+      const run = await coordinatorFor(conversation).run(calls, {
+        turn: new TurnState(),
+        suspend: true,
+      });
       (await store.save(conversation))._unsafeUnwrap();
       conversations.push(conversation);
       for (const p of run.pending) prompts.push([conversation.name, p.prompt_id]);
@@ -191,7 +226,9 @@ describeWithPostgres("reliability", (ctx) => {
     });
     expect(taken.size).toBe(1000);
     expect([...taken.values()].every((n) => n === 1)).toBe(true);
-    console.log(`20 processes, 3,000 answers to 1,000 prompts: ${Math.round(elapsed)} ms (process starts included)`);
+    console.log(
+      `20 processes, 3,000 answers to 1,000 prompts: ${Math.round(elapsed)} ms (process starts included)`,
+    );
 
     // Every turn resumes with one response per question and per call.
     for (const conversation of conversations) {
@@ -203,6 +240,10 @@ describeWithPostgres("reliability", (ctx) => {
       (await store.save(loaded))._unsafeUnwrap();
     }
     const open = await inbox.list({ answered: false, limit: 1000 });
-    expect(open._unsafeUnwrap().prompts.filter((p) => p.tool_name === "asker" && p.conversation.endsWith("-many"))).toEqual([]);
+    expect(
+      open
+        ._unsafeUnwrap()
+        .prompts.filter((p) => p.tool_name === "asker" && p.conversation.endsWith("-many")),
+    ).toEqual([]);
   }, 60_000);
 });

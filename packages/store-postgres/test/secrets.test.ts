@@ -36,7 +36,10 @@ describeWithPostgres("secrets never enter the database", (ctx) => {
     expect(refused._unsafeUnwrapErr().message).not.toContain(secret);
 
     const loaded = (await store.load(conversation.name))._unsafeUnwrap();
-    const inStream = answerPendingPrompt(loaded.stream, promptId, { type: "answer", value: secret });
+    const inStream = answerPendingPrompt(loaded.stream, promptId, {
+      type: "answer",
+      value: secret,
+    });
     expect(inStream._unsafeUnwrapErr().kind).toBe("secret_not_stored");
     (await store.save(loaded))._unsafeUnwrap();
 

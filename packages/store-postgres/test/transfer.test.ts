@@ -58,7 +58,9 @@ describeWithPostgres("import and export with JP's directory layout", (ctx) => {
     (await files.save(conversation))._unsafeUnwrap();
     (await importConversation({ files, postgres, name: conversation.name }))._unsafeUnwrap();
     const target = new FileConversationStore(tempRoot());
-    (await exportConversation({ files: target, postgres, name: conversation.name }))._unsafeUnwrap();
+    (
+      await exportConversation({ files: target, postgres, name: conversation.name })
+    )._unsafeUnwrap();
     // The file store's own copy, for comparison: it writes metadata.json's keys in its schema's order.
     const copy = new FileConversationStore(tempRoot());
     const { revision: _, ...read } = (await files.load(conversation.name))._unsafeUnwrap();

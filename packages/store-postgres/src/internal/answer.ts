@@ -56,10 +56,9 @@ export async function answerInTransaction(
   const fail = (e: InboxError) => new Rollback(err<Answered, InboxError>(e));
   // The conversation first, then the prompt: the order a save locks them in. (A live prompt's
   // conversation may not be saved yet: then there is nothing to lock.)
-  const locked = await client.query(
-    `SELECT 1 FROM ${n.conversations} WHERE name = $1 FOR UPDATE`,
-    [conversation],
-  );
+  const locked = await client.query(`SELECT 1 FROM ${n.conversations} WHERE name = $1 FOR UPDATE`, [
+    conversation,
+  ]);
   const { rows } = await client.query<PromptRow>(
     `SELECT p.id, p.state, p.event_seq, p.secret, p.prompt, p.reply IS NOT NULL AS answered,
             (p.state = 'suspended' OR p.live_until > now()) AS live, e.event
@@ -72,7 +71,11 @@ export async function answerInTransaction(
   const row = rows[0];
   if (row === undefined) {
     if (locked.rowCount === 0) {
-      return fail({ kind: "unknown_conversation", promptId, message: `no conversation ${conversation}` });
+      return fail({
+        kind: "unknown_conversation",
+        promptId,
+        message: `no conversation ${conversation}`,
+      });
     }
     return fail(unknownPrompt(conversation, promptId));
   }

@@ -62,9 +62,7 @@ export function waitFor<T>(spec: WaitSpec<T>): Promise<Result<T, InboxError>> {
         ? undefined
         : setTimeout(
             () =>
-              finish(
-                err({ kind: "timeout", message: `no answer within ${spec.timeoutMs} ms` }),
-              ),
+              finish(err({ kind: "timeout", message: `no answer within ${spec.timeoutMs} ms` })),
             spec.timeoutMs,
           );
     if (signal?.aborted) return onAbort();

@@ -52,7 +52,9 @@ export function startWorker(
   args: string[],
 ): Promise<{ child: ChildProcess; line: unknown }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [worker, ...args], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [worker, ...args], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let out = "";
     child.stdout?.on("data", (chunk: Buffer) => {
       out += chunk.toString();
