@@ -47,7 +47,6 @@ describeWithPostgres("reliability", (ctx) => {
       })
     )._unsafeUnwrap();
 
-    const claimedAt = Date.now();
     const { child, line } = await startWorker(worker, [
       "resume",
       ctx().server.url,
@@ -63,7 +62,14 @@ describeWithPostgres("reliability", (ctx) => {
     expect(
       (await inbox.claimResume({ worker: "early", leaseMs: 400 }))._unsafeUnwrap(),
     ).toBeUndefined();
-    await new Promise((r) => setTimeout(r, Math.max(0, claimedAt + 1600 - Date.now())));
+    const leaseOver = async () =>
+      (
+        await ctx().pool.query<{ over: boolean }>(
+          "SELECT lease_until <= now() AS over FROM jp.conversations WHERE name = $1",
+          [conversation.name],
+        )
+      ).rows[0]?.over;
+    while (!(await leaseOver())) await new Promise((r) => setTimeout(r, 50));
     expect(await runWorker(worker, ["resume", ctx().server.url, "second", "400"])).toEqual({
       claimed: conversation.name,
       saved: true,
@@ -200,10 +206,10 @@ describeWithPostgres("reliability", (ctx) => {
       for (const p of run.pending) prompts.push([conversation.name, p.prompt_id]);
     }
     expect(prompts).toHaveLength(1000);
-    // Every prompt goes to three different processes, each in its own random order.
+    // Every prompt goes to two different processes, each in its own random order.
     const files = Array.from({ length: 20 }, (_, w) => {
       const mine = prompts
-        .filter((_, i) => [i % 20, (i + 7) % 20, (i + 13) % 20].includes(w))
+        .filter((_, i) => [i % 20, (i + 7) % 20].includes(w))
         .map(([c, p]) => [c, p, w % 2 === 0] as const)
         .sort(() => Math.random() - 0.5);
       const file = join(tmpdir(), `jp-answers-${process.pid}-${w}.json`);
@@ -227,7 +233,7 @@ describeWithPostgres("reliability", (ctx) => {
     expect(taken.size).toBe(1000);
     expect([...taken.values()].every((n) => n === 1)).toBe(true);
     console.log(
-      `20 processes, 3,000 answers to 1,000 prompts: ${Math.round(elapsed)} ms (process starts included)`,
+      `20 processes, 2,000 answers to 1,000 prompts: ${Math.round(elapsed)} ms (process starts included)`,
     );
 
     // Every turn resumes with one response per question and per call.
@@ -245,5 +251,5 @@ describeWithPostgres("reliability", (ctx) => {
         ._unsafeUnwrap()
         .prompts.filter((p) => p.tool_name === "asker" && p.conversation.endsWith("-many")),
     ).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 });

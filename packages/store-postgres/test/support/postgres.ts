@@ -88,8 +88,8 @@ export interface TestServer {
 }
 
 /**
- * Starts a server from `template` (see {@link createTemplate}). Tests log every statement (the
- * secret scans read the log); benchmarks turn that off.
+ * Starts a server from `template` (see {@link createTemplate}), by default logging every
+ * statement with its parameters (the secret scans read the log).
  */
 export async function startServer(
   template: string,

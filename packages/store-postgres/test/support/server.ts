@@ -10,10 +10,15 @@ export interface PostgresContext {
 }
 
 /**
- * `describe` against a real PostgreSQL server of its own (a copy of the run's template), migrated.
+ * `describe` against a real PostgreSQL server of its own (a copy of the run's template), migrated;
+ * with `logStatements`, the server logs every statement and its parameters.
  * Without server binaries the block is skipped and says why in its name, so every report shows it.
  */
-export function describeWithPostgres(name: string, body: (ctx: () => PostgresContext) => void) {
+export function describeWithPostgres(
+  name: string,
+  body: (ctx: () => PostgresContext) => void,
+  options: { readonly logStatements?: boolean } = {},
+) {
   if (postgresMissing !== undefined) {
     describe.skip(`${name} [skipped: ${postgresMissing}]`, () => body(() => undefined as never));
     return;
@@ -21,7 +26,9 @@ export function describeWithPostgres(name: string, body: (ctx: () => PostgresCon
   describe(name, () => {
     let ctx: PostgresContext | undefined;
     beforeAll(async () => {
-      const server = await startServer(inject("pgTemplate"));
+      const server = await startServer(inject("pgTemplate"), {
+        logStatements: options.logStatements ?? false,
+      });
       const pool = server.pool({ max: 20 });
       (await migrate(pool))._unsafeUnwrap();
       ctx = { server, pool };
