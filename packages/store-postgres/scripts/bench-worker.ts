@@ -45,7 +45,7 @@ listener.on("notice", (notice) => {
     reply: { type: "answer", value: true },
   });
 });
-await listener.start();
+await listener.subscribe({ pending: true }).ready;
 
 console.log("ready");
 const start = await new Promise<number>((resolve) => {

@@ -64,6 +64,7 @@ async function wakeLatency(
   const answerer = new PostgresInbox(pool);
   const waiters = Array.from({ length: hosts }, () => new PostgresInbox(server.pool({ max: 2 })));
   await Promise.all(waiters.map((w) => w.listener().start()));
+  // Each host hears only the answers of its own conversations' channel (1 of 32).
   const times: number[] = [];
   while (times.length < samples) {
     const conversations = await Promise.all(

@@ -102,10 +102,13 @@ export class PostgresInbox {
     internals.set(this, { pool, names: this.#n });
   }
 
-  /** The listener behind the waits, started on first use: subscribe to `notice` for a live inbox view. */
+  /**
+   * The listener behind the waits, started on first use. For a live inbox view, handle its
+   * `notice` events after `listener().subscribe({ pending: true, allAnswers: true })`.
+   */
   listener(): InboxListener {
     if (this.#listener === undefined) {
-      this.#listener = new InboxListener(this.#pool, this.#n.channel, this.#listenerOptions);
+      this.#listener = new InboxListener(this.#pool, this.#n, this.#listenerOptions);
       void this.#listener.start();
     }
     return this.#listener;
@@ -246,6 +249,7 @@ export class PostgresInbox {
     if (bad !== undefined) return err(bad);
     return waitFor({
       listener: this.listener(),
+      selection: { conversations: [target.conversation] },
       matches: (notice) =>
         notice.event === "answered" &&
         notice.conversation === target.conversation &&

@@ -1,5 +1,6 @@
 import { EventEmitter } from "eventemitter3";
 import type pg from "pg";
+import type { Names } from "./internal/sql.js";
 
 /** One inbox notification: a prompt was added (`pending`) or answered (`answered`). */
 export interface InboxNotice {
@@ -13,6 +14,7 @@ export interface InboxNotice {
 
 /** Events of an {@link InboxListener}. */
 export interface InboxListenerEvents {
+  /** A notification of a subscribed kind (see {@link InboxListener.subscribe}). */
   notice: [notice: InboxNotice];
   /**
    * Listening (again). Notifications sent while the connection was down are lost, so whoever
@@ -34,15 +36,38 @@ export interface InboxListenerOptions {
   readonly maxReconnectDelayMs?: number;
 }
 
+/** What to hear: new prompts, answers in some conversations, or every answer. */
+export interface NoticeSelection {
+  readonly pending?: boolean;
+  readonly conversations?: readonly string[];
+  readonly allAnswers?: boolean;
+}
+
+/** A subscription: `ready` once the server delivers its notifications; `close` ends it. */
+export interface NoticeSubscription {
+  /** Resolves once listening on every channel of the selection (after a reconnection if down). */
+  readonly ready: Promise<void>;
+  /** Whether every channel was listened on already when subscribing. */
+  readonly wasListening: boolean;
+  close(): void;
+}
+
 /**
- * `LISTEN` on the inbox's channel over one connection taken from the host's pool, held until
- * {@link InboxListener.close}. A lost connection (a restart of the server, a network cut found
- * by the heartbeat) is replaced, `LISTEN` is issued again, and `connected` is emitted so waiters
- * look again for what they may have missed. Created by the inbox on its first wait.
+ * `LISTEN` on the inbox's channels over one connection taken from the host's pool, held until
+ * {@link InboxListener.close}. New prompts go to one channel and answers to one of 32 by
+ * conversation, so a host waiting on its own conversations is not woken by every answer. A lost
+ * connection (a restart of the server, a network cut found by the heartbeat) is replaced, the
+ * channels are listened on again, and `connected` is emitted so waiters look again for what they
+ * may have missed. Made by `PostgresInbox.listener()`.
+ *
+ * @example
+ * const listener = inbox.listener();
+ * listener.on("notice", (n) => console.log(n.event, n.conversation, n.promptId));
+ * await listener.subscribe({ pending: true, allAnswers: true }).ready;
  */
 export class InboxListener extends EventEmitter<InboxListenerEvents> {
   readonly #pool: pg.Pool;
-  readonly #channel: string;
+  readonly #names: Names;
   readonly #heartbeatMs: number;
   readonly #maxDelayMs: number;
   #client: pg.PoolClient | undefined;
@@ -50,22 +75,28 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
   #connecting: Promise<void> | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
   #delayMs = 50;
+  // Channels by number of subscriptions, those the server delivers now, and waiters for them.
+  readonly #wanted = new Map<string, number>();
+  readonly #active = new Set<string>();
+  #waiters: { channels: readonly string[]; resolve: () => void }[] = [];
+  // LISTEN and UNLISTEN go one after another, so the server's set matches `#active`.
+  #chain: Promise<unknown> = Promise.resolve();
 
-  /** @param channel The channel, unquoted (`<schema>_inbox`). */
-  constructor(pool: pg.Pool, channel: string, options: InboxListenerOptions = {}) {
+  /** @internal Made by `PostgresInbox.listener()`. */
+  constructor(pool: pg.Pool, names: Names, options: InboxListenerOptions = {}) {
     super();
     this.#pool = pool;
-    this.#channel = channel;
+    this.#names = names;
     this.#heartbeatMs = options.heartbeatMs ?? 10_000;
     this.#maxDelayMs = options.maxReconnectDelayMs ?? 2_000;
   }
 
-  /** Whether it is listening now. */
+  /** Whether its connection is up now. */
   get connected(): boolean {
     return this.#client !== undefined;
   }
 
-  /** Starts listening (idempotent); resolves once the first `LISTEN` is in place or failed. */
+  /** Starts connecting (idempotent); resolves once connected or the attempt failed. */
   start(): Promise<void> {
     if (this.#closed || this.#client !== undefined) return Promise.resolve();
     this.#connecting ??= this.#connect().finally(() => {
@@ -74,20 +105,78 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
     return this.#connecting;
   }
 
+  /** Hears the selected notifications (as `notice` events) until `close()` of the subscription. */
+  subscribe(selection: NoticeSelection): NoticeSubscription {
+    const channels = new Set<string>();
+    if (selection.pending === true) channels.add(this.#names.channel);
+    if (selection.allAnswers === true) for (const c of this.#names.allAnswered) channels.add(c);
+    for (const c of selection.conversations ?? []) channels.add(this.#names.answered(c));
+    const list = [...channels];
+    const wasListening = list.every((c) => this.#active.has(c));
+    const fresh = list.filter((c) => (this.#wanted.get(c) ?? 0) === 0);
+    for (const c of list) this.#wanted.set(c, (this.#wanted.get(c) ?? 0) + 1);
+    const ready = wasListening
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => this.#waiters.push({ channels: list, resolve }));
+    if (fresh.length > 0 && this.#client !== undefined) this.#sync(this.#client);
+    void this.start();
+    let open = true;
+    return {
+      ready,
+      wasListening,
+      close: () => {
+        if (!open) return;
+        open = false;
+        for (const c of list) {
+          const left = (this.#wanted.get(c) ?? 1) - 1;
+          if (left > 0) this.#wanted.set(c, left);
+          else this.#wanted.delete(c);
+        }
+        if (this.#client !== undefined) this.#sync(this.#client);
+      },
+    };
+  }
+
   /** Stops listening and gives the connection back to the pool. */
   async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#heartbeat);
     const client = this.#client;
     this.#client = undefined;
+    this.#active.clear();
     if (client === undefined) return;
     client.removeAllListeners("notification");
     try {
-      await client.query(`UNLISTEN "${this.#channel}"`);
+      await this.#chain;
+      await client.query("UNLISTEN *");
       client.release();
     } catch (cause) {
       client.release(cause as Error);
     }
+  }
+
+  // Brings the server's channels in line with the subscriptions, then resolves who waited.
+  #sync(client: pg.PoolClient): Promise<unknown> {
+    this.#chain = this.#chain.then(async () => {
+      if (this.#client !== client) return;
+      const add = [...this.#wanted.keys()].filter((c) => !this.#active.has(c));
+      const drop = [...this.#active].filter((c) => !this.#wanted.has(c));
+      if (add.length + drop.length > 0) {
+        await client.query(
+          [...add.map((c) => `LISTEN "${c}"`), ...drop.map((c) => `UNLISTEN "${c}"`)].join(";"),
+        );
+      }
+      if (this.#client !== client) return;
+      for (const c of add) this.#active.add(c);
+      for (const c of drop) this.#active.delete(c);
+      this.#waiters = this.#waiters.filter((w) => {
+        const done = w.channels.every((c) => this.#active.has(c) || !this.#wanted.has(c));
+        if (done) w.resolve();
+        return !done;
+      });
+    });
+    this.#chain = this.#chain.catch((cause: unknown) => this.#lost(client, cause));
+    return this.#chain;
   }
 
   async #connect(): Promise<void> {
@@ -98,28 +187,31 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
       taken.on("error", (cause) => this.#lost(taken, cause));
       taken.on("end", () => this.#lost(taken, new Error("the listening connection ended")));
       taken.on("notification", (message) => {
-        if (message.channel !== this.#channel) return;
         const notice = parseNotice(message.payload);
         if (notice !== undefined) this.emit("notice", notice);
       });
-      await taken.query(`LISTEN "${this.#channel}"`);
       if (this.#closed) {
         taken.release();
         return;
       }
       this.#client = taken;
+      this.#active.clear();
+      await this.#sync(taken);
+      if (this.#client !== taken) return;
       this.#delayMs = 50;
       this.#startHeartbeat(taken);
       this.emit("connected");
     } catch (cause) {
-      if (client !== undefined) client.release(cause as Error);
-      this.#retry(cause);
+      if (client !== undefined && this.#client !== client) client.release(cause as Error);
+      else if (client !== undefined) this.#lost(client, cause);
+      else this.#retry(cause);
     }
   }
 
   #lost(client: pg.PoolClient, cause: unknown): void {
     if (this.#client !== client) return;
     this.#client = undefined;
+    this.#active.clear();
     clearInterval(this.#heartbeat);
     client.removeAllListeners("notification");
     try {

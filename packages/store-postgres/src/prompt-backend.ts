@@ -77,10 +77,10 @@ export function createInboxPrompts(options: InboxPromptsOptions): PromptBackend 
       if (options.waitMs === 0) return { type: "later" };
       const listener = inbox.listener();
       const promptId = promptIdOf(request);
-      // An answer may come the moment the prompt is announced, before its row id is known here:
-      // noticed now, it makes the first look happen at once. Otherwise, listening since before
-      // the announcement, nothing can come unnoticed and no look is needed until a notification.
-      const listening = listener.connected;
+      // Listening on the conversation's answers before the prompt is announced: then nothing can
+      // come unnoticed, and no look is needed until a notification. An answer may still come
+      // before this prompt's row id is known here: noticed now, it makes the first look happen.
+      const subscription = listener.subscribe({ conversations: [conversation] });
       let early = false;
       const watch = (notice: InboxNotice) => {
         if (notice.event === "answered" && notice.conversation === conversation) {
@@ -89,11 +89,19 @@ export function createInboxPrompts(options: InboxPromptsOptions): PromptBackend 
       };
       listener.on("notice", watch);
       let id: string;
+      let listening: boolean;
       try {
+        listening = await Promise.race([
+          subscription.ready.then(() => true),
+          new Promise<boolean>((resolve) => setTimeout(resolve, 1_000, false).unref()),
+        ]);
         id = await retrying(
           () => openLive(pool, names, { conversation, request, host, leaseMs }),
           retryMs,
         );
+      } catch (cause) {
+        subscription.close();
+        throw cause;
       } finally {
         listener.off("notice", watch);
       }
@@ -106,6 +114,7 @@ export function createInboxPrompts(options: InboxPromptsOptions): PromptBackend 
       try {
         waited = await waitFor<StoredReply | undefined>({
           listener,
+          selection: { conversations: [conversation] },
           matches: (notice) => notice.event === "answered" && notice.id === id,
           check: async () => {
             const taken = await takeAnswered(pool, names, id);
@@ -118,6 +127,7 @@ export function createInboxPrompts(options: InboxPromptsOptions): PromptBackend 
         });
       } finally {
         clearInterval(renew);
+        subscription.close();
       }
       if (waited.isOk() && waited.value !== undefined) return waited.value as ReplyFor<R>;
       // The wait ended without a reply: the row comes out with whatever reply it got meanwhile,

@@ -158,7 +158,6 @@ describeWithPostgres("reliability", (ctx) => {
   it("a live host never misses an answer that another process gives the moment the prompt is announced", async () => {
     const store = new PostgresConversationStore(ctx().pool);
     const inbox = new PostgresInbox(ctx().pool);
-    await inbox.listener().start();
     const conversation = newConversation(store, "instant");
     const turns = 30;
     const { child } = await startWorker(worker, [
@@ -173,7 +172,7 @@ describeWithPostgres("reliability", (ctx) => {
         conversation.stream.startTurn(`Turn ${turn}`);
         const result = await coordinatorFor(conversation, prompts).run(
           [{ id: "call_1", name: "planner", arguments: {} }],
-          { turn: new TurnState(), signal: AbortSignal.timeout(3_000) },
+          { turn: new TurnState(), signal: AbortSignal.timeout(10_000) },
         );
         expect(result.responses.map((r) => r.content)).toEqual(["basic x 1"]);
       }

@@ -101,7 +101,7 @@ export async function answerInTransaction(
     await client.query(
       `WITH p AS (UPDATE ${n.prompts} SET reply = $2, answered_at = $3 WHERE id = $1)
        SELECT pg_notify($4, $5)`,
-      [row.id, JSON.stringify(checked.value), answeredAt, n.channel, notify],
+      [row.id, JSON.stringify(checked.value), answeredAt, n.answered(conversation), notify],
     );
   } else {
     const checked = answerMarker(row.event, row.event_seq as number, target);
@@ -120,7 +120,7 @@ export async function answerInTransaction(
         row.id,
         JSON.stringify(checked.value.reply),
         answeredAt,
-        n.channel,
+        n.answered(conversation),
         notify,
       ],
     );
@@ -177,7 +177,7 @@ export async function answerLive(
       row.id,
       JSON.stringify(checked.value),
       answeredAt,
-      n.channel,
+      n.answered(conversation),
       notice("answered", conversation, promptId, row.id),
     ],
   );

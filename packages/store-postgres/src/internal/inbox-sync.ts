@@ -61,12 +61,12 @@ export async function syncInbox(
     const event = row.inserted ? "pending" : row.answered && !row.had ? "answered" : undefined;
     if (event === undefined) continue;
     await client.query("SELECT pg_notify($1, $2)", [
-      n.channel,
+      event === "pending" ? n.channel : n.answered(conversation),
       notice(event, conversation, row.prompt_id, row.id),
     ]);
     if (row.inserted && row.answered) {
       await client.query("SELECT pg_notify($1, $2)", [
-        n.channel,
+        n.answered(conversation),
         notice("answered", conversation, row.prompt_id, row.id),
       ]);
     }

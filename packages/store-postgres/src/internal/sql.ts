@@ -10,15 +10,35 @@ export function schemaProblem(schema: unknown): string | undefined {
   return `${JSON.stringify(schema)} cannot name the schema: use 1 to 50 of a-z, 0-9 and _, not starting with a digit`;
 }
 
-/** The store's tables and its notification channel in one schema. */
+/** The store's tables and its notification channels in one schema. */
 export interface Names {
   readonly schema: string;
   readonly conversations: string;
   readonly events: string;
   readonly prompts: string;
   readonly migrations: string;
-  /** The LISTEN/NOTIFY channel, unquoted (as `pg_notify` takes it). */
+  /** The channel of new prompts, unquoted (as `pg_notify` takes it). */
   readonly channel: string;
+  /**
+   * The channel of answers in a conversation: one of {@link ANSWER_CHANNELS}, chosen by the
+   * conversation's name, so a host waiting on one conversation hears few answers of others.
+   */
+  readonly answered: (conversation: string) => string;
+  /** Every answer channel. */
+  readonly allAnswered: readonly string[];
+}
+
+/** How many channels answers are spread over. */
+export const ANSWER_CHANNELS = 32;
+
+// FNV-1a over the UTF-16 code units: the same bucket in every process, cheap to compute.
+function bucketOf(conversation: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < conversation.length; i++) {
+    hash ^= conversation.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % ANSWER_CHANNELS;
 }
 
 /** The qualified, quoted names in `schema` (checked with {@link schemaProblem} first). */
@@ -31,6 +51,8 @@ export function namesFor(schema: string): Names {
     prompts: q("prompts"),
     migrations: q("schema_migrations"),
     channel: `${schema}_inbox`,
+    answered: (conversation) => `${schema}_answered_${bucketOf(conversation)}`,
+    allAnswered: Array.from({ length: ANSWER_CHANNELS }, (_, i) => `${schema}_answered_${i}`),
   };
 }
 

@@ -1,18 +1,23 @@
 import type { Result } from "neverthrow";
 import { err } from "neverthrow";
 import type { InboxError } from "../errors.js";
-import type { InboxListener, InboxNotice } from "../listener.js";
+import type { InboxListener, InboxNotice, NoticeSelection } from "../listener.js";
 
 /** What {@link waitFor} waits on. */
 export interface WaitSpec<T> {
   readonly listener: InboxListener;
+  /** The notifications to hear while waiting. */
+  readonly selection: NoticeSelection;
   /** Whether a notification may concern the wait: then the state is looked at again. */
   readonly matches: (notice: InboxNotice) => boolean;
   /** The state: a result ends the wait, `undefined` goes on waiting (also when unreachable). */
   readonly check: () => Promise<Result<T, InboxError> | undefined>;
   readonly signal?: AbortSignal;
   readonly timeoutMs?: number;
-  /** Look before any notification (default); `false` when listening began before the state could change. */
+  /**
+   * Look at once (default). `false` when the caller listened on the selection's channels since
+   * before the state could change: then only notifications and reconnections bring a look.
+   */
   readonly lookFirst?: boolean;
 }
 
@@ -27,9 +32,11 @@ export function waitFor<T>(spec: WaitSpec<T>): Promise<Result<T, InboxError>> {
     let done = false;
     let looking = false;
     let again = false;
+    const subscription = listener.subscribe(spec.selection);
     const finish = (result: Result<T, InboxError>) => {
       if (done) return;
       done = true;
+      subscription.close();
       listener.off("notice", onNotice);
       listener.off("connected", look);
       signal?.removeEventListener("abort", onAbort);
@@ -69,9 +76,11 @@ export function waitFor<T>(spec: WaitSpec<T>): Promise<Result<T, InboxError>> {
     signal?.addEventListener("abort", onAbort, { once: true });
     listener.on("notice", onNotice);
     listener.on("connected", look);
-    // Subscribed first, then looking: an answer committed in between is seen either way (if the
-    // listener is not connected yet, its `connected` brings another look).
+    // Looking now, and again once the server delivers the channels' notifications: whatever
+    // changed before that is seen by the second look, whatever after by a notification.
     if (spec.lookFirst !== false) look();
-    void listener.start();
+    void subscription.ready.then(() => {
+      if (!subscription.wasListening) look();
+    });
   });
 }
