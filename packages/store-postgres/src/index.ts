@@ -10,7 +10,13 @@ export type {
   WaitOptions,
 } from "./inbox.js";
 export { PostgresInbox } from "./inbox.js";
-export type { InboxListenerEvents, InboxListenerOptions, InboxNotice } from "./listener.js";
+export type {
+  InboxListenerEvents,
+  InboxListenerOptions,
+  InboxNotice,
+  NoticeSelection,
+  NoticeSubscription,
+} from "./listener.js";
 export { InboxListener } from "./listener.js";
 export type { MigrateOptions, MigrateResult } from "./migrations.js";
 export { migrate, SCHEMA_VERSION } from "./migrations.js";
