@@ -188,7 +188,10 @@ describe("review of suspend and resume", () => {
   it("DEFECT open question left unrecorded: a call whose tool was disabled while suspended finishes, but its pending question never gets a response", async () => {
     const stream = await suspendedAtOneQuestion();
     answerPendingPrompt(stream, "call_1.a.1", { type: "answer", value: true })._unsafeUnwrap();
-    const disabled: ToolsConfig = { "*": { run: "unattended" }, asker: { enable: { state: false } } };
+    const disabled: ToolsConfig = {
+      "*": { run: "unattended" },
+      asker: { enable: { state: false } },
+    };
     const resumed = await coordinatorOn(stream, disabled, { asker: form([q("a")]) }).resume();
     expect(resumed.responses.map((r) => r.is_error)).toEqual([true]);
     expect(unpaired(stream.events, "inquiry")).toEqual({ requests: [], responses: [] });
