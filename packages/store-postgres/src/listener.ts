@@ -161,6 +161,9 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
       if (this.#client !== client) return;
       const add = [...this.#wanted.keys()].filter((c) => !this.#active.has(c));
       const drop = [...this.#active].filter((c) => !this.#wanted.has(c));
+      // Inactive from now on: a subscription made while UNLISTEN is under way must wait for the
+      // LISTEN that follows it, not count on a channel about to go quiet.
+      for (const c of drop) this.#active.delete(c);
       if (add.length + drop.length > 0) {
         await client.query(
           [...add.map((c) => `LISTEN "${c}"`), ...drop.map((c) => `UNLISTEN "${c}"`)].join(";"),
@@ -168,7 +171,6 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
       }
       if (this.#client !== client) return;
       for (const c of add) this.#active.add(c);
-      for (const c of drop) this.#active.delete(c);
       this.#waiters = this.#waiters.filter((w) => {
         const done = w.channels.every((c) => this.#active.has(c) || !this.#wanted.has(c));
         if (done) w.resolve();

@@ -1,8 +1,11 @@
+import type pg from "pg";
 import { expect, it } from "vitest";
 import { type InboxNotice, PostgresConversationStore, PostgresInbox } from "../src/index.js";
 import { namesFor } from "../src/internal/sql.js";
 import { describeWithPostgres } from "./support/server.js";
 import { newConversation, suspendAt } from "./support/turns.js";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describeWithPostgres("InboxListener", (ctx) => {
   async function suspended(slug: string) {
@@ -74,6 +77,40 @@ describeWithPostgres("InboxListener", (ctx) => {
       )._unsafeUnwrap();
     }
     await expect.poll(() => heard.sort()).toEqual([a.name, b.name].sort());
+    await inbox.close();
+  });
+
+  it("a subscription made while its channel is being given up waits for it to be listened on again", async () => {
+    // The listener's LISTEN and UNLISTEN statements take 100 ms to leave, so the moment between
+    // a channel given up and listened on again is wide enough to land a notification in.
+    const pool = ctx().server.pool({ max: 2 });
+    const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+    (pool as { connect: () => Promise<pg.PoolClient> }).connect = async () => {
+      const client = await connect();
+      const query = client.query.bind(client) as (text: string) => Promise<unknown>;
+      (client as { query: unknown }).query = async (text: string) => {
+        if (/^(UN)?LISTEN/.test(text)) await sleep(100);
+        return query(text);
+      };
+      return client;
+    };
+    const inbox = new PostgresInbox(pool);
+    const listener = inbox.listener();
+    const heard = new Set<string>();
+    listener.on("notice", (n) => heard.add(n.conversation));
+    const first = listener.subscribe({ pending: true });
+    await first.ready;
+    first.close(); // its UNLISTEN leaves in 100 ms
+    await sleep(20);
+    const second = listener.subscribe({ pending: true });
+    await second.ready;
+    await sleep(150); // the UNLISTEN is done; whether the LISTEN after it is, `ready` must say
+    const store = new PostgresConversationStore(ctx().pool);
+    const conversation = newConversation(store, "resubscribe");
+    await suspendAt(conversation, "asker");
+    (await store.save(conversation))._unsafeUnwrap();
+    await expect.poll(() => heard.has(conversation.name), { timeout: 2_000 }).toBe(true);
+    second.close();
     await inbox.close();
   });
 });
