@@ -40,7 +40,7 @@ function twoCalls(): ConversationStream {
     createEvent("chat_response", { reasoning: "both found" }),
     says("a is 1 and b is big."),
   ];
-  stream.append(...(events as never[]))._unsafeUnwrap();
+  stream.append(...(events as never[]));
   return stream;
 }
 
@@ -70,8 +70,8 @@ describe("toAnthropicMessages", () => {
   it("puts the user's words after the results when they answer within the turn", () => {
     const stream = ConversationStream.empty();
     stream.startTurn("Go.");
-    stream.append(call("A"), result("A", "done"))._unsafeUnwrap();
-    stream.append(createEvent("chat_request", { content: "Now stop." }))._unsafeUnwrap();
+    stream.append(call("A"), result("A", "done"));
+    stream.append(createEvent("chat_request", { content: "Now stop." }));
     expect(toAnthropicMessages(stream).at(-1)).toEqual({
       role: "user",
       content: [
@@ -85,7 +85,7 @@ describe("toAnthropicMessages", () => {
     const stream = ConversationStream.empty();
     for (const answer of ["one", "two"]) {
       stream.startTurn(`Ask ${answer}.`);
-      stream.append(call("call_1"), result("call_1", answer), says(answer))._unsafeUnwrap();
+      stream.append(call("call_1"), result("call_1", answer), says(answer));
     }
     const results = toAnthropicMessages(stream)
       .flatMap((m) => m.content)
@@ -96,7 +96,7 @@ describe("toAnthropicMessages", () => {
   it("sends structured data as JSON text and leaves empty text out", () => {
     const stream = ConversationStream.empty();
     stream.startTurn("Data?");
-    stream.append(createEvent("chat_response", { data: { n: 1 } }), says(""))._unsafeUnwrap();
+    stream.append(createEvent("chat_response", { data: { n: 1 } }), says(""));
     expect(toAnthropicMessages(stream)[1]).toEqual({
       role: "assistant",
       content: [{ type: "text", text: '{"n":1}' }],
@@ -119,7 +119,7 @@ describe("a suspended turn (a call without its result)", () => {
   function suspended(): ConversationStream {
     const stream = ConversationStream.empty();
     stream.startTurn("Go.");
-    stream.append(says("Asking."), call("A"), call("B"), result("A", "ok"))._unsafeUnwrap();
+    stream.append(says("Asking."), call("A"), call("B"), result("A", "ok"));
     return stream;
   }
 
@@ -181,7 +181,7 @@ describe("toOpenAIChatMessages", () => {
   it("gives a call with no text before it null content, and joins two texts", () => {
     const stream = ConversationStream.empty();
     stream.startTurn("Go.");
-    stream.append(call("A"), result("A", "ok"), says("one"), says("two"))._unsafeUnwrap();
+    stream.append(call("A"), result("A", "ok"), says("one"), says("two"));
     const messages = toOpenAIChatMessages(stream);
     expect(messages[1]).toMatchObject({ role: "assistant", content: null });
     expect(messages.at(-1)).toEqual({ role: "assistant", content: "one\n\ntwo" });
@@ -292,7 +292,7 @@ describe("recording a reply", () => {
         { type: "tool_use", id: "t1", name: "lookup", input: { q: "x" } },
       ],
     });
-    stream.append(result("t1", "found"))._unsafeUnwrap();
+    stream.append(result("t1", "found"));
     expect(toAnthropicMessages(stream).slice(1)).toEqual([
       {
         role: "assistant",

@@ -57,4 +57,5 @@ export type { SanitizeChange, SanitizeReason, SanitizeReport } from "./sanitize.
 export { INTERRUPTED_TOOL_CALL_CONTENT, SUSPENDED_CALL_METADATA_KEY } from "./sanitize.js";
 export type { Turn } from "./stream.js";
 export { ConversationStream } from "./stream.js";
+export { StreamAppendError } from "./stream-append-error.js";
 export { EPOCH_TIMESTAMP, formatTimestamp } from "./timestamp.js";

@@ -12,6 +12,7 @@ import { type Family, pairKey } from "./internal/pairing.js";
 import { turnWindows } from "./internal/turns.js";
 import type { JsonObject, JsonValue } from "./json.js";
 import { type SanitizeReport, sanitizeEvents } from "./sanitize.js";
+import { StreamAppendError } from "./stream-append-error.js";
 import { formatTimestamp } from "./timestamp.js";
 
 /** One turn of a conversation: from its `turn_start` up to the next. */
@@ -120,8 +121,21 @@ export class ConversationStream {
    * Appends events to the current turn, all or none. A response needs a request with the same id
    * in the current turn, and no id may have more responses than requests (JP's `TurnMut` rules).
    * `turn_start` is refused: use {@link ConversationStream.startTurn}.
+   *
+   * @throws {StreamAppendError} when the events break those rules (or no turn has started): a
+   * mistake in the appending code, never silently dropped. {@link ConversationStream.tryAppend}
+   * returns the same refusal as a `Result`.
    */
-  append(...events: ConversationEvent[]): Result<void, StreamError> {
+  append(...events: ConversationEvent[]): void {
+    const appended = this.tryAppend(...events);
+    if (appended.isErr()) throw new StreamAppendError(appended.error);
+  }
+
+  /**
+   * {@link ConversationStream.append}, with a refusal returned as an `Err` instead of thrown: for
+   * events that come from elsewhere (a file, another process) and may not fit the turn.
+   */
+  tryAppend(...events: ConversationEvent[]): Result<void, StreamError> {
     const current = this.#currentTurn();
     if (current === undefined) {
       return err({ kind: "no-turn", message: "no turn has started: call startTurn() first" });

@@ -19,6 +19,7 @@ describe("the public barrel", () => {
       "INTERRUPTED_TOOL_CALL_CONTENT",
       "KNOWN_CANCELLATION_REASONS",
       "SUSPENDED_CALL_METADATA_KEY",
+      "StreamAppendError",
       "baseConfigOf",
       "createEvent",
       "decodeEvent",

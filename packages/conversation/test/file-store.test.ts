@@ -81,7 +81,7 @@ describe("save and load", () => {
     conversation.baseConfig = { assistant: { model: { id: "anthropic/claude" } } };
     conversation.stream.startTurn("hello");
     conversation.stream
-      .append(createEvent("chat_response", { message: "hi there" }))
+      .tryAppend(createEvent("chat_response", { message: "hi there" }))
       ._unsafeUnwrap();
 
     expect((await store.save(conversation)).isOk()).toBe(true);
@@ -153,7 +153,7 @@ describe("save and load", () => {
       message: "Done.",
       metadata: { anthropic_thinking_signature: "sig", nested: { list: ["x", 1] } },
     });
-    stream.append(toolCall, question, reply, toolResult, message)._unsafeUnwrap();
+    stream.tryAppend(toolCall, question, reply, toolResult, message)._unsafeUnwrap();
 
     (await saveConversation(join(root, conversation.name), conversation))._unsafeUnwrap();
     const onDisk = await readJson(join(root, conversation.name, "events.json"));
@@ -263,7 +263,7 @@ describe("save and load", () => {
     const fresh = new FileConversationStore(root).create({ title: "proto" });
     fresh.stream.startTurn("x");
     fresh.stream
-      .append(
+      .tryAppend(
         createEvent("tool_call_request", {
           timestamp: "t",
           id: "b",
@@ -305,7 +305,7 @@ describe("save and load", () => {
     await writeConversation(join(root, "a"), { "metadata.json": metadata, "events.json": events });
     const loaded = (await loadConversation(join(root, "a")))._unsafeUnwrap();
     loaded.stream
-      .append(
+      .tryAppend(
         createEvent("tool_call_response", {
           timestamp: "2026-03-05 22:00:03.0",
           id: "t1",

@@ -123,7 +123,7 @@ describe("toJSON", () => {
   it("writes new events in the canonical shape", () => {
     const stream = ConversationStream.empty();
     const [start, request] = stream.startTurn("hi");
-    expect(stream.append(call("t1"), result("t1", "2026-03-05 22:00:01.0")).isOk()).toBe(true);
+    expect(stream.tryAppend(call("t1"), result("t1", "2026-03-05 22:00:01.0")).isOk()).toBe(true);
     expect(JSON.stringify(stream.toJSON())).toBe(
       JSON.stringify([
         { timestamp: start.timestamp, type: "turn_start" },
@@ -419,7 +419,7 @@ describe("append", () => {
     },
   ])("$name", ({ before, append, error }) => {
     const stream = ConversationStream.from(before);
-    const outcome = stream.append(...append);
+    const outcome = stream.tryAppend(...append);
     if (error === undefined) {
       expect(outcome.isOk()).toBe(true);
       expect(stream.events).toEqual([...before, ...append]);
@@ -443,7 +443,7 @@ describe("append", () => {
   ])("is atomic: nothing is appended when one event fails ($name)", ({ append }) => {
     const before = [turnStart(), chat(), call("t1")];
     const stream = ConversationStream.from(before);
-    expect(stream.append(...append).isErr()).toBe(true);
+    expect(stream.tryAppend(...append).isErr()).toBe(true);
     expect(stream.length).toBe(3);
     before.forEach((event, i) => {
       expect(stream.events[i]).toBe(event);
@@ -455,7 +455,7 @@ describe("append", () => {
     { name: "a stream with only a config delta", before: [configDelta()] },
   ])("on $name is a no-turn Err", ({ before }) => {
     const stream = ConversationStream.from(before);
-    expect(stream.append(chat())._unsafeUnwrapErr()).toStrictEqual({
+    expect(stream.tryAppend(chat())._unsafeUnwrapErr()).toStrictEqual({
       kind: "no-turn",
       message: "no turn has started: call startTurn() first",
     });

@@ -61,10 +61,7 @@ export function recordReply(
 }
 
 function appendAll(stream: ConversationStream, events: readonly ConversationEvent[]): void {
-  if (events.length === 0) return;
-  const appended = stream.append(...events);
-  if (appended.isErr())
-    throw new Error(`the reply could not be recorded: ${appended.error.message}`);
+  if (events.length > 0) stream.append(...events);
 }
 
 /** `value` as tool arguments, when it is a JSON object. */

@@ -61,7 +61,7 @@ export type Unreachable = "non_interactive" | "no_backend" | "not_reachable";
 
 /** Appends to a stream; a refused append is a bug in the coordinator, not bad input. */
 export function appendOrThrow(stream: ConversationStream, event: ConversationEvent): void {
-  const appended = stream.append(event);
+  const appended = stream.tryAppend(event);
   if (appended.isErr()) {
     throw new Error(`ToolCoordinator could not record a ${event.type}: ${appended.error.message}`);
   }

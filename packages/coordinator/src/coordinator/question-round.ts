@@ -390,7 +390,7 @@ function pausedCopy(ctx: RunContext, call: ToolCall, question: Question) {
   const copy = ctx.stream.clone();
   // JP's shape: the asking tool looks paused, and sanitize() removes the still-open inquiry
   // request and closes other tools' calls, so the copy is valid for any provider.
-  copy.append(
+  copy.tryAppend(
     createEvent("tool_call_response", {
       id: call.id,
       content: `Tool paused: ${question.text}`,
