@@ -196,7 +196,7 @@ export class PostgresConversationStore {
           const claimed = await this.#claimRevision(client, conversation, expected, revision);
           if (claimed !== undefined) return new Rollback(err<SaveResult, StoreError>(claimed));
           await writeEvents(client, this.#n, name, plan);
-          await syncInbox(client, this.#n, name, events, new Date());
+          await syncInbox(client, this.#n, name, stream, new Date());
           return ok<SaveResult, StoreError>({ revision });
         },
       );

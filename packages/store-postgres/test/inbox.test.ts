@@ -1,4 +1,10 @@
-import { answerPendingPrompt, listPendingPrompts, type StoredReply } from "@jp/coordinator";
+import { createEvent } from "@jp/conversation";
+import {
+  answerPendingPrompt,
+  listPendingPrompts,
+  type StoredReply,
+  TurnState,
+} from "@jp/coordinator";
 import { describe, expect, it } from "vitest";
 import { PostgresConversationStore, PostgresInbox } from "../src/index.js";
 import { describeWithPostgres } from "./support/server.js";
@@ -30,6 +36,34 @@ describeWithPostgres("PostgresInbox", (ctx) => {
       secret: false,
       answered: false,
     });
+  });
+
+  it("lists exactly what listPendingPrompts lists, also for a call another reader closed", async () => {
+    const { store, inbox } = setup();
+    const conversation = newConversation(store, "closed");
+    conversation.stream.startTurn("Two calls");
+    await coordinatorFor(conversation).run(
+      [
+        { id: "call_1", name: "asker", arguments: {} },
+        { id: "call_2", name: "asker", arguments: {} },
+      ],
+      { turn: new TurnState(), suspend: true },
+    );
+    // A reader that does not know markers (JP) closes call_1 as interrupted, leaving its marker.
+    conversation.stream.append(
+      createEvent("tool_call_response", {
+        id: "call_1",
+        content: "Tool call was interrupted.",
+        is_error: true,
+      }),
+    );
+    (await store.save(conversation))._unsafeUnwrap();
+    const listed = (await inbox.list({ conversation: conversation.name }))._unsafeUnwrap();
+    expect(listed.prompts.map((p) => p.prompt_id).sort()).toEqual(
+      listPendingPrompts(conversation.stream)
+        .map((p) => p.prompt_id)
+        .sort(),
+    );
   });
 
   it("answering, claiming and resuming from the database ends the turn as the file flow does", async () => {

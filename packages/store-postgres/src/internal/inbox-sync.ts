@@ -1,4 +1,4 @@
-import type { StreamEvent } from "@jp/conversation";
+import type { ConversationStream } from "@jp/conversation";
 import type pg from "pg";
 import { type FoundPrompt, isSecret, suspendedPrompts } from "./markers.js";
 import type { Names } from "./sql.js";
@@ -14,10 +14,10 @@ export async function syncInbox(
   client: pg.PoolClient,
   n: Names,
   conversation: string,
-  events: readonly StreamEvent[],
+  stream: ConversationStream,
   now: Date,
 ): Promise<void> {
-  const found = suspendedPrompts(events, now);
+  const found = suspendedPrompts(stream, now);
   const ids = found.map((p) => p.view.prompt_id);
   // Rows of prompts no longer suspended, and live rows whose prompt is now suspended.
   await client.query(

@@ -1,4 +1,4 @@
-import { ConversationStream, type JsonObject, type StreamEvent } from "@jp/conversation";
+import type { ConversationStream, JsonObject, StreamEvent } from "@jp/conversation";
 import {
   listPendingPrompts,
   PENDING_METADATA_KEY,
@@ -17,27 +17,30 @@ export interface FoundPrompt {
 }
 
 /**
- * The suspended prompts of the stream's last turn, read as `listPendingPrompts` reads them (a
- * marker it cannot read is no prompt). Scans from the end to the last `turn_start`, so the cost
- * does not grow with the conversation.
+ * The suspended prompts of the stream's last turn, exactly those `listPendingPrompts` lists, each
+ * with the index of the `tool_call_request` holding it (the last one of its call in the turn,
+ * scanning from the end to the last `turn_start`, so the cost does not grow with the length).
  */
-export function suspendedPrompts(events: readonly StreamEvent[], now: Date): FoundPrompt[] {
+export function suspendedPrompts(stream: ConversationStream, now: Date): FoundPrompt[] {
+  const pending = listPendingPrompts(stream, now);
+  if (pending.length === 0) return [];
+  const { events } = stream;
+  const wanted = new Map(pending.map((p) => [p.prompt_id, p]));
   const found: FoundPrompt[] = [];
-  for (let i = events.length - 1; i >= 0; i--) {
+  for (let i = events.length - 1; i >= 0 && wanted.size > 0; i--) {
     const event = events[i] as StreamEvent;
     if (event.type === "turn_start") break;
-    const prompt = promptOfEvent(event, now);
-    if (prompt === undefined) continue;
-    const marker = markerOf(event) as { reply?: StoredReply; answered_at?: string };
-    found.push({ seq: i, view: prompt, reply: marker.reply, answeredAt: marker.answered_at });
+    if (event.type !== "tool_call_request") continue;
+    const marker = markerOf(event) as
+      | { prompt_id?: unknown; reply?: StoredReply; answered_at?: string }
+      | undefined;
+    const view = typeof marker?.prompt_id === "string" ? wanted.get(marker.prompt_id) : undefined;
+    if (marker === undefined || view === undefined) continue;
+    if (view.tool_call_id !== (event as { id?: unknown }).id) continue;
+    wanted.delete(view.prompt_id);
+    found.push({ seq: i, view, reply: marker.reply, answeredAt: marker.answered_at });
   }
   return found.reverse();
-}
-
-/** The pending prompt held by one entry, as the coordinator reads it. */
-export function promptOfEvent(event: StreamEvent, now: Date): PendingPrompt | undefined {
-  if (event.type !== "tool_call_request" || markerOf(event) === undefined) return undefined;
-  return listPendingPrompts(ConversationStream.from([event]), now)[0];
 }
 
 function markerOf(event: StreamEvent): JsonObject | undefined {
