@@ -12,8 +12,10 @@ import {
   TurnState,
 } from "@jp/coordinator";
 import { MockPromptBackend } from "@jp/coordinator/testing";
+import { defineSchemaQuestion, needsInput, success } from "@jp/tool";
 import { ok, type Result } from "neverthrow";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { askUser, createCoordinator } from "../src/index.js";
 
 const question = {
@@ -161,5 +163,48 @@ describe("createCoordinator", () => {
     expect(() => createCoordinator({} as never)).toThrow(
       "createCoordinator needs a `stream`, or a `store` and a `conversation`",
     );
+  });
+});
+
+describe("a tool's schema question written with zod", () => {
+  const release = defineSchemaQuestion({
+    id: "release",
+    text: "Which version?",
+    schema: z.object({ version: z.string().regex(/^\d+\.\d+\.\d+$/) }),
+  })._unsafeUnwrap();
+  const publish: BuiltinTool = {
+    execute: ({ answers }) => {
+      const answer = release.answerFrom(answers);
+      if (answer === undefined) return needsInput(release.question);
+      return success(`published ${answer.version}`);
+    },
+  };
+
+  it("is recorded as plain JSON Schema, and a reply that does not fit is asked again", async () => {
+    const prompts = new MockPromptBackend({
+      questions: [
+        { type: "answer", value: { version: "soon" } },
+        { type: "answer", value: { version: "1.4.0" } },
+      ],
+    });
+    const jp = createCoordinator({
+      stream: started(),
+      prompts,
+      tools: { publish: { run: "unattended" } },
+      executors: { publish },
+    });
+    const { responses } = await jp.run([{ id: "p", name: "publish", arguments: {} }]);
+    expect(responses[0]?.content).toBe("published 1.4.0");
+    const recorded = jp.stream.events.find((e) => e.type === "inquiry_request");
+    expect(recorded).toMatchObject({
+      question: {
+        answer_type: {
+          type: "schema",
+          schema: { type: "object", properties: { version: { type: "string" } } },
+        },
+      },
+    });
+    expect(JSON.parse(JSON.stringify(recorded))).toEqual(recorded);
+    prompts.assertScriptUsed();
   });
 });

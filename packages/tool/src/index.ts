@@ -24,4 +24,10 @@ export {
   questionSchema,
   reusePolicy,
 } from "./question.js";
+export type {
+  SchemaQuestion,
+  SchemaQuestionSpec,
+  StandardJsonSchema,
+} from "./schema-question.js";
+export { defineSchemaQuestion } from "./schema-question.js";
 export { validateAnswer } from "./validate-answer.js";

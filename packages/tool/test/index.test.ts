@@ -22,6 +22,7 @@ describe("public API", () => {
       "decodeOutcome",
       "decodeQuestion",
       "defineQuestion",
+      "defineSchemaQuestion",
       "encodeOutcome",
       "encodeQuestion",
       "failure",
