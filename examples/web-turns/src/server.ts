@@ -10,6 +10,7 @@ import {
   answerPendingPrompt,
   builtinExecutorSource,
   type RunResult,
+  resumeInStore,
   type StoredReply,
   ToolCoordinator,
   TurnState,
@@ -76,8 +77,23 @@ export function createTurnServer(root: string): Server {
             : 422;
       return [status, { error: answered.error.message, kind: answered.error.kind }] as const;
     }
-    const result = await coordinatorFor(conversation).resume();
-    return save(conversation, result);
+    // Saved before resuming: the answer is kept even if this request dies while the tools run.
+    const saved = await store.save(conversation);
+    if (saved.isErr())
+      return [saved.error.kind === "conflict" ? 409 : 500, { error: saved.error.message }] as const;
+    // One resume at a time, whichever instance gets the request: the turn is claimed first.
+    const resumed = await resumeInStore(store, name, (claimed) => coordinatorFor(claimed).resume());
+    if (resumed.isErr())
+      return [
+        resumed.error.kind === "claimed" ? 409 : 500,
+        { error: resumed.error.message },
+      ] as const;
+    const view: TurnView = {
+      conversation: name,
+      pending: resumed.value.pending,
+      results: resumed.value.responses.map((r) => ({ id: r.id, content: r.content })),
+    };
+    return [200, view] as const;
   }
 
   async function save(

@@ -85,7 +85,11 @@ export type {
   SuspendOptions,
   ToolCoordinatorOptions,
 } from "./coordinator/tool-coordinator.js";
-export { ToolCoordinator, ToolsConfigError } from "./coordinator/tool-coordinator.js";
+export {
+  ResumeAnswerError,
+  ToolCoordinator,
+  ToolsConfigError,
+} from "./coordinator/tool-coordinator.js";
 export type { PendingMarker, StoredReply } from "./durable/marker.js";
 export { PENDING_METADATA_KEY } from "./durable/marker.js";
 export type {
@@ -93,11 +97,14 @@ export type {
   AnswerPendingError,
   ConversationStoreLike,
   PendingPrompt,
+  ResumeInStoreError,
+  ResumeInStoreOptions,
 } from "./durable/pending.js";
 export {
   answerPendingPrompt,
   answerPendingPromptInStore,
   listPendingPrompts,
+  resumeInStore,
 } from "./durable/pending.js";
 export {
   builtinExecutor,

@@ -1,4 +1,4 @@
-import type { InquirySource, JsonObject } from "@jp/conversation";
+import { createEvent, type InquirySource, type JsonObject } from "@jp/conversation";
 import type { Executor, ExecutorSource, FormProgress, ToolCall } from "../backends/executor.js";
 import type { PromptRequest } from "../backends/prompt-backend.js";
 import type { ResolvedToolConfig } from "../config/schema.js";
@@ -11,7 +11,7 @@ import {
   notAvailableMessage,
 } from "../routing/messages.js";
 import { AnswerWalk, type WalkJson } from "./answer-walk.js";
-import { type AbortCause, abortCause, describe, type RunContext } from "./context.js";
+import { type AbortCause, abortCause, describe, type RunContext, record } from "./context.js";
 import { type CallResult, deliverResult } from "./delivery.js";
 import type { ToolCallState } from "./events.js";
 import { decidePermission } from "./permission.js";
@@ -89,9 +89,11 @@ async function attempt(
     executor = config.enable.state ? setup.executors.executorFor(call, config) : undefined;
   } catch (cause) {
     // A host's source that throws still leaves the call with a response.
+    closePendingQuestion(ctx, resume);
     return finish({ content: executionFailedMessage(call.name, describe(cause)), is_error: true });
   }
   if (executor === undefined) {
+    closePendingQuestion(ctx, resume);
     return finish({ content: notAvailableMessage(call.name), is_error: true });
   }
   // The arguments the tool runs with: as approved (possibly edited), also across a suspension.
@@ -119,6 +121,20 @@ async function attempt(
   const delivered = await deliverResult(ctx, call, config, result);
   if ("suspended" in delivered) return suspended({ request: delivered.suspended, ...edited(call) });
   return finish(delivered);
+}
+
+// A call resumed at a question whose tool can no longer run: its recorded question is closed,
+// as a failure of the system, never as the person's decision.
+function closePendingQuestion(ctx: RunContext, resume: PendingMarker | undefined): void {
+  if (resume?.request.kind !== "question") return;
+  record(
+    ctx,
+    createEvent("inquiry_response", {
+      outcome: "cancelled",
+      id: resume.request.inquiry_id,
+      reason: "backend_error",
+    }),
+  );
 }
 
 // The run aborted between passes: a shutdown or a deadline is not the person's cancel.

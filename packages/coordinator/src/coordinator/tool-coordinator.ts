@@ -24,7 +24,15 @@ import {
   promptIdFor,
   type StoredReply,
 } from "../durable/marker.js";
-import { findMarkers, isExpired, type PendingPrompt, pendingPromptOf } from "../durable/pending.js";
+import {
+  type AnswerPendingError,
+  checkAnswerInMemory,
+  findMarkers,
+  isExpired,
+  type PendingPrompt,
+  pendingPromptOf,
+  unreadableMarkers,
+} from "../durable/pending.js";
 import { deliveryNotDecidedMessage, executionFailedMessage } from "../routing/messages.js";
 import { TurnState } from "../turn-state.js";
 import {
@@ -187,6 +195,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     options: RunOptions,
   ): Promise<RunResult> {
     promptTimeout(options.promptTimeoutMs); // a bad limit rejects before anything is recorded
+    suspendDeadline(options.suspend);
     const recorded = openRequestCounts(this.#options.stream.events);
     const requests = calls.map((call) => ({ call: this.#recordRequest(call, recorded) }));
     return this.#cycle(requests, { ...options, turn: options.turn });
@@ -202,22 +211,41 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
    * empty result when the last turn is not suspended.
    */
   async resume(options: ResumeOptions = {}): Promise<RunResult> {
-    promptTimeout(options.promptTimeoutMs); // a bad limit rejects before anything changes
+    // Every check before anything changes: a bad option leaves the suspended turn as it was.
+    promptTimeout(options.promptTimeoutMs);
+    suspendDeadline(options.suspend);
     const { stream } = this.#options;
+    const unreadable = unreadableMarkers(stream);
+    if (unreadable.length > 0) {
+      throw new Error(
+        `ToolCoordinator.resume: the suspended prompt of tool call(s) ${unreadable.map((id) => JSON.stringify(id)).join(", ")} was written by a newer version or is damaged; this version cannot resume it (sanitize() after removing the "${PENDING_METADATA_KEY}" metadata closes the call as interrupted)`,
+      );
+    }
     const now = options.now ?? new Date();
     const found = findMarkers(stream);
-    const [first] = found;
-    const turn = options.turn ?? (first ? TurnState.fromJSON(first.marker.turn) : new TurnState());
+    const inMemory = new Map<string, StoredReply>();
+    for (const [promptId, value] of Object.entries(options.answers ?? {})) {
+      const checked = checkAnswerInMemory(found, promptId, value);
+      if (checked.isErr()) throw new ResumeAnswerError(checked.error);
+      inMemory.set(promptId, checked.value);
+    }
+    const withTurn = found.find((f) => f.marker.turn !== undefined)?.marker.turn;
+    const turn = options.turn ?? (withTurn ? TurnState.fromJSON(withTurn) : new TurnState());
     const stored = new Map<string, StoredReply>();
     const expired = new Set<string>();
+    const previous = new Map<string, { suspended_at: string; deadline?: string }>();
     for (const { index, marker } of found) {
       if (marker.reply !== undefined) stored.set(marker.prompt_id, marker.reply);
-      else if (isExpired(marker, now)) expired.add(marker.prompt_id);
+      else if (inMemory.has(marker.prompt_id)) {
+        stored.set(marker.prompt_id, inMemory.get(marker.prompt_id) as StoredReply);
+      } else if (isExpired(marker, now)) expired.add(marker.prompt_id);
+      // A prompt still pending after this resume keeps when it was first left, and its deadline.
+      previous.set(marker.prompt_id, {
+        suspended_at: marker.suspended_at,
+        ...(marker.deadline === undefined ? {} : { deadline: marker.deadline }),
+      });
       // The stream goes back to what a live run writes; a call that suspends again is marked anew.
       appendOrThrowResult(stream.setMetadata(index, PENDING_METADATA_KEY, undefined));
-    }
-    for (const [promptId, value] of Object.entries(options.answers ?? {})) {
-      if (!stored.has(promptId)) stored.set(promptId, { type: "answer", value });
     }
     const requests = found.map(({ event, marker }) => {
       const { id, name, arguments: args } = event as ToolCallRequest;
@@ -226,15 +254,21 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     const unreachable = await this.#unreachable();
     // With nobody to ask now, what still needs a person stays pending rather than refused.
     const suspend = options.suspend ?? unreachable !== undefined;
-    return this.#cycle(requests, { ...options, turn, suspend }, { stored, expired });
+    return this.#cycle(
+      requests,
+      { ...options, turn, suspend },
+      { stored, expired, previous, inMemory: new Set(inMemory.keys()) },
+    );
   }
 
   async #cycle(
     requests: readonly { readonly call: ToolCall; readonly resume?: PendingMarker }[],
     options: RunOptions,
-    resumed: { stored: Map<string, StoredReply>; expired: ReadonlySet<string> } = {
+    resumed: Resumed = {
       stored: new Map(),
       expired: new Set(),
+      previous: new Map(),
+      inMemory: new Set(),
     },
   ): Promise<RunResult> {
     const { stream } = this.#options;
@@ -352,6 +386,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
       outcomes,
       ctx,
       options,
+      resumed,
     );
     return {
       responses: requests.flatMap((_, i) => {
@@ -371,20 +406,31 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     outcomes: readonly CallOutcome[],
     ctx: RunContext,
     options: RunOptions,
+    resumed: Resumed,
   ): PendingPrompt[] {
     const { stream } = this.#options;
     const now = new Date();
-    const deadlineMs = typeof options.suspend === "object" ? options.suspend.deadlineMs : undefined;
+    const deadlineMs = suspendDeadline(options.suspend);
     const turn = ctx.turn.toJSON();
+    const seqOf = (request: PromptRequest, i: number) =>
+      ctx.suspensions.get(request) ?? ctx.suspensions.size + i;
+    // The turn's state is kept once, on the first prompt in line.
+    const first = Math.min(
+      ...outcomes.flatMap((o, i) =>
+        o.suspended === undefined ? [] : [seqOf(o.suspended.request, i)],
+      ),
+    );
     const pending: { seq: number; prompt: PendingPrompt }[] = [];
     outcomes.forEach((outcome, i) => {
       const at = outcome.suspended;
       const call = calls[i];
       if (at === undefined || call === undefined) return;
-      const seq = ctx.suspensions.get(at.request) ?? ctx.suspensions.size + i;
+      const seq = seqOf(at.request, i);
       const promptId = promptIdFor(at.request);
-      // A reply given to a prompt still behind a pending one keeps waiting with it.
-      const reply = ctx.stored.get(promptId);
+      // A reply given to a prompt still behind a pending one keeps waiting with it; never one
+      // given in memory (it may be a secret, which is never written).
+      const reply = resumed.inMemory.has(promptId) ? undefined : ctx.stored.get(promptId);
+      const earlier = resumed.previous.get(promptId);
       const marker: PendingMarker = {
         v: PENDING_MARKER_VERSION,
         prompt_id: promptId,
@@ -395,12 +441,16 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
         ...(at.arguments === undefined ? {} : { arguments: at.arguments }),
         ...(at.walk === undefined ? {} : { walk: at.walk }),
         ...(at.asked === undefined ? {} : { asked: at.asked }),
-        turn,
-        suspended_at: now.toISOString(),
+        ...(seq === first ? { turn } : {}),
+        suspended_at: earlier?.suspended_at ?? now.toISOString(),
         ...(reply === undefined ? {} : { reply }),
-        ...(deadlineMs === undefined
-          ? {}
-          : { deadline: new Date(now.getTime() + deadlineMs).toISOString() }),
+        ...(earlier !== undefined
+          ? earlier.deadline === undefined
+            ? {}
+            : { deadline: earlier.deadline }
+          : deadlineMs === undefined
+            ? {}
+            : { deadline: new Date(now.getTime() + deadlineMs).toISOString() }),
       };
       const index = openRequestIndex(stream.events, call);
       appendOrThrowResult(stream.setMetadata(index, PENDING_METADATA_KEY, markerJson(marker)));
@@ -482,6 +532,40 @@ function openRequestCounts(events: readonly StreamEvent[]): Map<string, number> 
   }
   for (const [id, count] of open) if (count <= 0) open.delete(id);
   return open;
+}
+
+/** What a resume carries into its cycle from the markers it consumed. */
+interface Resumed {
+  /** Replies to apply, by prompt id. */
+  readonly stored: Map<string, StoredReply>;
+  /** Prompt ids whose deadline passed with no reply. */
+  readonly expired: ReadonlySet<string>;
+  /** When each resumed prompt was first left pending, and its deadline. */
+  readonly previous: ReadonlyMap<string, { suspended_at: string; deadline?: string }>;
+  /** Prompt ids answered in memory (`resume({ answers })`): never written to a marker. */
+  readonly inMemory: ReadonlySet<string>;
+}
+
+/**
+ * `resume({ answers })` named a prompt that is not pending, or gave an answer that does not
+ * fit: nothing was changed. `error` says which and why.
+ */
+export class ResumeAnswerError extends Error {
+  override readonly name = "ResumeAnswerError";
+  constructor(readonly error: AnswerPendingError) {
+    super(error.message);
+  }
+}
+
+// A pending prompt's lifetime: positive and finite, or none (Infinity). Checked before a run
+// records anything, so a bad value cannot leave questions recorded without their markers.
+function suspendDeadline(suspend: RunOptions["suspend"]): number | undefined {
+  const ms = typeof suspend === "object" ? suspend.deadlineMs : undefined;
+  if (ms === undefined || ms === Number.POSITIVE_INFINITY) return undefined;
+  if (!(ms > 0) || !Number.isFinite(ms) || ms > 8.64e15) {
+    throw new RangeError(`suspend.deadlineMs must be a positive number of milliseconds, got ${ms}`);
+  }
+  return ms;
 }
 
 // Timers cannot wait longer than this; a longer limit (or Infinity) means no limit.

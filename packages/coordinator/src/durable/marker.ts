@@ -96,15 +96,18 @@ const markerSchema = z.looseObject({
     })
     .optional(),
   asked: z.number().int().optional(),
-  turn: z.object({
-    remembered_tool_answers: jsonObject,
-    remembered_permission_decisions: z.record(z.string(), z.boolean()),
-    attempts: z.array(z.tuple([z.string(), z.string(), z.number().int()])),
-  }),
+  turn: z
+    .object({
+      remembered_tool_answers: jsonObject,
+      remembered_permission_decisions: z.record(z.string(), z.boolean()),
+      attempts: z.array(z.tuple([z.string(), z.string(), z.number().int()])),
+    })
+    .optional(),
   suspended_at: z.string(),
   deadline: z.string().optional(),
   reply: replySchema.optional(),
   answered_at: z.string().optional(),
+  claim: z.object({ owner: z.string(), until: z.string() }).optional(),
 });
 
 /** Any reply a suspended prompt can hold, by kind. */
@@ -132,7 +135,11 @@ export interface PendingMarker {
   readonly walk?: WalkJson;
   /** How many questions the call had asked: its limit holds across suspensions. */
   readonly asked?: number;
-  readonly turn: TurnStateJson;
+  /**
+   * The turn's state (remembered answers, attempt counters), kept once per suspension: on the
+   * first prompt in line only, so the markers do not grow with the number of pending prompts.
+   */
+  readonly turn?: TurnStateJson;
   /** When the prompt was suspended (ISO 8601). */
   readonly suspended_at: string;
   /** When the prompt expires (ISO 8601): then the detached policy for its kind decides. */
@@ -140,6 +147,11 @@ export interface PendingMarker {
   /** The reply given from any process, applied when the turn resumes. */
   readonly reply?: StoredReply;
   readonly answered_at?: string;
+  /**
+   * A worker resuming the turn holds it until `until` (ISO 8601): no other worker resumes it and
+   * no answer is taken meanwhile, so a tool never runs twice for one answer.
+   */
+  readonly claim?: { readonly owner: string; readonly until: string };
 }
 
 /** The prompt id of a permission or delivery prompt. */

@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import type { ConversationStream, InquirySource, JsonValue, StreamEvent } from "@jp/conversation";
 import { validateAnswer } from "@jp/tool";
 import { err, ok, type Result } from "neverthrow";
@@ -41,6 +42,13 @@ export interface PendingPrompt {
 
 /** Why a reply to a pending prompt was not taken. Nothing is recorded for any of them. */
 export type AnswerPendingError =
+  /** A worker is resuming the turn right now: try again shortly (after `until` at the latest). */
+  | {
+      readonly kind: "claimed";
+      readonly promptId: string;
+      readonly message: string;
+      readonly until: string;
+    }
   | { readonly kind: "unknown_prompt"; readonly promptId: string; readonly message: string }
   | { readonly kind: "already_answered"; readonly promptId: string; readonly message: string }
   | { readonly kind: "invalid_reply"; readonly promptId: string; readonly message: string }
@@ -61,14 +69,109 @@ export interface FoundMarker {
 export function findMarkers(stream: ConversationStream): FoundMarker[] {
   const { events } = stream;
   const found: FoundMarker[] = [];
+  // Walking back, responses come before their requests: a marked call that a reader which does
+  // not know markers (JP, an older version) has since closed is not pending any more.
+  const answered = new Map<string, number>();
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i] as StreamEvent;
     if (event.type === "turn_start") break;
+    if (event.type === "tool_call_response") {
+      const id = String(event.id);
+      answered.set(id, (answered.get(id) ?? 0) + 1);
+      continue;
+    }
+    if (event.type !== "tool_call_request") continue;
+    const id = String(event.id);
+    const closed = answered.get(id) ?? 0;
+    if (closed > 0) {
+      answered.set(id, closed - 1);
+      continue;
+    }
     const marker = readMarker(event);
     if (marker !== undefined) found.push({ index: i, event, marker });
   }
   // In the order the prompts were left pending, which is the order a person would see them.
   return found.reverse().sort((a, b) => (a.marker.seq ?? 0) - (b.marker.seq ?? 0));
+}
+
+/** The marker of one prompt, found without reading the others. */
+function findMarker(stream: ConversationStream, promptId: string): FoundMarker | undefined {
+  const { events } = stream;
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i] as StreamEvent;
+    if (event.type === "turn_start") break;
+    if (event.type !== "tool_call_request") continue;
+    const metadata = (event as { metadata?: Record<string, unknown> }).metadata;
+    const raw = metadata?.[PENDING_METADATA_KEY] as { prompt_id?: unknown } | undefined;
+    if (raw === undefined || raw === null || raw.prompt_id !== promptId) continue;
+    // A closed call keeps a stale marker if a reader that does not know markers repaired it.
+    let open = 1;
+    for (let j = i + 1; j < events.length; j++) {
+      const later = events[j] as StreamEvent;
+      if (later.type === "tool_call_request" && String(later.id) === String(event.id)) open++;
+      if (later.type === "tool_call_response" && String(later.id) === String(event.id)) open--;
+    }
+    if (open <= 0) return undefined;
+    const marker = readMarker(event);
+    return marker === undefined ? undefined : { index: i, event, marker };
+  }
+  return undefined;
+}
+
+/**
+ * Open calls of the last turn that carry a pending-prompt marker this version cannot read (a
+ * newer version's, or a damaged one): such a turn cannot be resumed here, and says so.
+ */
+export function unreadableMarkers(stream: ConversationStream): string[] {
+  const { events } = stream;
+  const ids: string[] = [];
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i] as StreamEvent;
+    if (event.type === "turn_start") break;
+    if (event.type !== "tool_call_request") continue;
+    const metadata = (event as { metadata?: Record<string, unknown> }).metadata;
+    if (metadata === undefined || !Object.hasOwn(metadata, PENDING_METADATA_KEY)) continue;
+    if (readMarker(event) === undefined) ids.push(String(event.id));
+  }
+  return ids;
+}
+
+/**
+ * Checks an answer given in memory to `resume({ answers })` against the pending question it
+ * names: the same checks as a live answer. A secret is welcome here (this path stores nothing).
+ */
+export function checkAnswerInMemory(
+  found: readonly FoundMarker[],
+  promptId: string,
+  value: JsonValue,
+): Result<StoredReply, AnswerPendingError> {
+  const marker = found.find((f) => f.marker.prompt_id === promptId)?.marker;
+  if (marker === undefined) {
+    return err({
+      kind: "unknown_prompt",
+      promptId,
+      message: `resume({ answers }): no pending prompt "${promptId}" in the last turn`,
+    });
+  }
+  const { request } = marker;
+  if (request.kind !== "question") {
+    return err({
+      kind: "invalid_reply",
+      promptId,
+      message: `resume({ answers }) takes answers to questions; "${promptId}" is a ${request.kind} prompt: answer it with answerPendingPrompt`,
+    });
+  }
+  if (marker.reply !== undefined) {
+    return err({
+      kind: "already_answered",
+      promptId,
+      message: `pending prompt "${promptId}" already has a reply`,
+    });
+  }
+  const checked = validateAnswer(request.question.answer_type, value);
+  if (checked.isErr())
+    return err({ kind: "invalid_reply", promptId, message: checked.error.message });
+  return ok({ type: "answer", value: checked.value });
 }
 
 /**
@@ -133,7 +236,7 @@ export function answerPendingPrompt(
   reply: StoredReply,
   now: Date = new Date(),
 ): Result<PendingPrompt, AnswerPendingError> {
-  const found = findMarkers(stream).find(({ marker }) => marker.prompt_id === promptId);
+  const found = findMarker(stream, promptId);
   if (found === undefined) {
     return err({
       kind: "unknown_prompt",
@@ -142,6 +245,15 @@ export function answerPendingPrompt(
     });
   }
   const { marker } = found;
+  const claim = activeClaim(marker, now);
+  if (claim !== undefined) {
+    return err({
+      kind: "claimed",
+      promptId,
+      until: claim.until,
+      message: `the turn is being resumed by ${JSON.stringify(claim.owner)}; try again after ${claim.until}`,
+    });
+  }
   if (marker.reply !== undefined) {
     return err({
       kind: "already_answered",
@@ -311,6 +423,99 @@ export async function answerPendingPromptInStore<
   }
 }
 
-function storeError<E extends { readonly message: string }>(error: E): AnswerInStoreError<E> {
+function storeError<E extends { readonly message: string }>(
+  error: E,
+): { readonly kind: "store"; readonly error: E; readonly message: string } {
   return { kind: "store", error, message: error.message };
+}
+
+/** A marker's claim, if it is still in force at `now`. */
+export function activeClaim(
+  marker: PendingMarker,
+  now: Date,
+): { readonly owner: string; readonly until: string } | undefined {
+  const { claim } = marker;
+  if (claim === undefined) return undefined;
+  const until = Date.parse(claim.until);
+  return Number.isNaN(until) || until <= now.getTime() ? undefined : claim;
+}
+
+/** Why {@link resumeInStore} did not resume. */
+export type ResumeInStoreError<E> =
+  | {
+      readonly kind: "claimed";
+      readonly owner: string;
+      readonly until: string;
+      readonly message: string;
+    }
+  | { readonly kind: "store"; readonly error: E; readonly message: string };
+
+/** Options of {@link resumeInStore}. */
+export interface ResumeInStoreOptions {
+  /** Who is resuming, for the claim (default: host name and pid). */
+  readonly owner?: string;
+  /**
+   * How long the claim holds if this process dies while resuming; then another worker may take
+   * the turn over. Default 5 minutes; make it longer than the tools take.
+   */
+  readonly leaseMs?: number;
+  readonly now?: Date;
+}
+
+/**
+ * Resumes a suspended turn of a stored conversation so that it runs at most once at a time,
+ * whichever workers try: the turn is first claimed (saved with the store's conflict check: of two
+ * workers, one gets `claimed`), then resumed, then saved. A worker that dies while resuming holds
+ * the claim until its lease runs out; then another takes over. Answers wait (`claimed`) while a
+ * claim holds, so none is lost under a resume.
+ *
+ * @example
+ * const done = await resumeInStore(store, name, (c) => new ToolCoordinator({ stream: c.stream, tools, executors }));
+ */
+export async function resumeInStore<
+  C extends { readonly stream: ConversationStream },
+  E extends { readonly kind: string; readonly message: string },
+  R,
+>(
+  store: ConversationStoreLike<C, E>,
+  name: string,
+  resume: (conversation: C) => Promise<R>,
+  options: ResumeInStoreOptions = {},
+): Promise<Result<R, ResumeInStoreError<E>>> {
+  const now = options.now ?? new Date();
+  const owner = options.owner ?? `${hostname()}:${process.pid}`;
+  const until = new Date(now.getTime() + (options.leaseMs ?? 5 * 60_000)).toISOString();
+  const loaded = await store.load(name);
+  if (loaded.isErr()) return err(storeError(loaded.error));
+  const conversation = loaded.value;
+  for (const { index, marker } of findMarkers(conversation.stream)) {
+    const held = activeClaim(marker, now);
+    if (held !== undefined && held.owner !== owner) {
+      return err({
+        kind: "claimed",
+        owner: held.owner,
+        until: held.until,
+        message: `the turn is being resumed by ${JSON.stringify(held.owner)} until ${held.until}`,
+      });
+    }
+    const claimed: PendingMarker = { ...marker, claim: { owner, until } };
+    conversation.stream.setMetadata(index, PENDING_METADATA_KEY, markerJson(claimed));
+  }
+  const claimedSave = await store.save(conversation);
+  if (claimedSave.isErr()) {
+    if (claimedSave.error.kind === "conflict") {
+      return err({
+        kind: "claimed",
+        owner: "another process",
+        until,
+        message:
+          "another process changed the conversation first (a resume or an answer): load it again",
+      });
+    }
+    return err(storeError(claimedSave.error));
+  }
+  const result = await resume(conversation);
+  const saved = await store.save(conversation);
+  if (saved.isErr()) return err(storeError(saved.error));
+  return ok(result);
 }

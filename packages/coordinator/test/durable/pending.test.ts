@@ -517,3 +517,30 @@ describe("answerPendingPromptInStore", () => {
     }
   });
 });
+
+describe("claims while a worker resumes", () => {
+  it("an answer waits (claimed) while a claim holds, and is taken once its lease has run out", async () => {
+    const { PENDING_METADATA_KEY } = await import("../../src/index.js");
+    const { stream, coordinator } = setup(UNATTENDED, { asker: form([q("go")]) });
+    await coordinator.run([call("call_1", "asker")], { turn: new TurnState(), suspend: true });
+    const index = stream.events.findIndex((e) => e.type === "tool_call_request");
+    const marker = (stream.events[index] as { metadata: Record<string, JsonValue> }).metadata[
+      PENDING_METADATA_KEY
+    ] as Record<string, JsonValue>;
+    const until = new Date(Date.now() + 60_000);
+    stream.setMetadata(index, PENDING_METADATA_KEY, {
+      ...marker,
+      claim: { owner: "worker 7", until: until.toISOString() },
+    });
+    const now = answerPendingPrompt(stream, "call_1.go.1", { type: "answer", value: true });
+    expect(now._unsafeUnwrapErr()).toMatchObject({ kind: "claimed", until: until.toISOString() });
+    expect(now._unsafeUnwrapErr().message).toContain('"worker 7"');
+    const later = answerPendingPrompt(
+      stream,
+      "call_1.go.1",
+      { type: "answer", value: true },
+      new Date(until.getTime() + 1),
+    );
+    expect(later.isOk()).toBe(true);
+  });
+});

@@ -1,4 +1,5 @@
-// Defects found reviewing suspend and resume: each test states the behaviour a user relies on.
+// Cases found reviewing suspend and resume as a careful user and an attacker would: each test
+// states the behaviour a user relies on.
 import {
   ConversationStream,
   createEvent,
@@ -13,6 +14,7 @@ import {
   type Executor,
   listPendingPrompts,
   type RunResult,
+  resumeInStore,
   ToolCoordinator,
   type ToolsConfig,
   TurnState,
@@ -69,7 +71,7 @@ async function suspendedAtOneQuestion(): Promise<ConversationStream> {
 }
 
 describe("review of suspend and resume", () => {
-  it("DEFECT secret leaks to disk: a secret given to resume({answers}) for a prompt still behind a pending one is written into its marker", async () => {
+  it("a secret given to resume({answers}) for a prompt still behind a pending one is never written into its marker", async () => {
     const stream = started();
     const executors = () => ({
       one: form([q("a")]),
@@ -89,7 +91,7 @@ describe("review of suspend and resume", () => {
     expect(JSON.stringify(stream.toJSON())).not.toContain("hunter2");
   });
 
-  it("DEFECT record blames the person: resume({answers}) keyed by a permission prompt id is recorded as 'skipped by user'", async () => {
+  it("resume({answers}) keyed by a permission prompt id is refused, never recorded as 'skipped by user'", async () => {
     const stream = started();
     const tools: ToolsConfig = { worker: { run: "ask" } };
     await coordinatorOn(stream, tools, { worker: ran() }).run([call("call_1", "worker")], {
@@ -104,7 +106,7 @@ describe("review of suspend and resume", () => {
     expect(toolResponses(stream).map((r) => r.content)).not.toContain("Tool skipped by user.");
   });
 
-  it("DEFECT deadline lost: a prompt that stays pending through a resume loses its deadline and never expires", async () => {
+  it("a prompt that stays pending through a resume keeps its deadline and expires on time", async () => {
     const stream = started();
     const executors = () => ({ one: form([q("a")]), two: form([q("b")]) });
     const first = await coordinatorOn(stream, UNATTENDED, executors()).run(
@@ -121,7 +123,7 @@ describe("review of suspend and resume", () => {
     expect(listPendingPrompts(stream, new Date(Date.now() + 120_000))[0]?.expired).toBe(true);
   });
 
-  it("DEFECT pending prompts lost: a deadlineMs of NaN, Infinity or 1e300 rejects only after the questions were recorded, leaving open calls with no marker", async () => {
+  it("a bad deadlineMs (NaN, 1e300) rejects before anything is recorded; Infinity means no deadline", async () => {
     for (const deadlineMs of [Number.NaN, Number.POSITIVE_INFINITY, 1e300]) {
       const stream = started();
       const before = stream.events.length;
@@ -144,7 +146,7 @@ describe("review of suspend and resume", () => {
     }
   });
 
-  it("DEFECT double response: a suspended call that JP (or an older SDK) repaired as interrupted is still listed as pending, and resume() rejects", async () => {
+  it("a suspended call that JP (or an older SDK) repaired as interrupted is no longer pending, and resume() does not answer it twice", async () => {
     const stream = await suspendedAtOneQuestion();
     // JP's repair, which keeps metadata it does not know: the call and its question are closed.
     stream.append(
@@ -165,7 +167,7 @@ describe("review of suspend and resume", () => {
     expect(unpaired(stream.events, "tool_call")).toEqual({ requests: [], responses: [] });
   });
 
-  it("DEFECT turn stuck: a marker this version cannot read (v: 2, or damaged) is neither pending, resumable nor repaired by sanitize()", async () => {
+  it("a marker this version cannot read (v: 2, or damaged) makes resume() say so instead of doing nothing", async () => {
     const stream = await suspendedAtOneQuestion();
     const index = stream.events.findIndex((e) => e.type === "tool_call_request");
     const { metadata } = stream.events[index] as { metadata: Record<string, JsonValue> };
@@ -185,7 +187,7 @@ describe("review of suspend and resume", () => {
     expect({ told, repaired }).not.toEqual({ told: false, repaired: false });
   });
 
-  it("DEFECT open question left unrecorded: a call whose tool was disabled while suspended finishes, but its pending question never gets a response", async () => {
+  it("a call whose tool was disabled while suspended finishes, and its pending question is closed as a backend failure", async () => {
     const stream = await suspendedAtOneQuestion();
     answerPendingPrompt(stream, "call_1.a.1", { type: "answer", value: true })._unsafeUnwrap();
     const disabled: ToolsConfig = {
@@ -199,7 +201,7 @@ describe("review of suspend and resume", () => {
     expect(inquiryEvents(stream).at(-1)).toMatchObject({ id: "call_1.a.1", outcome: "cancelled" });
   });
 
-  it("DEFECT quadratic size: every marker copies the attempts of every call, so a turn with N pending prompts writes O(N²) bytes", async () => {
+  it("the turn state is kept once per suspension, so N pending prompts write O(N) bytes", async () => {
     const bytesPerPrompt = async (n: number) => {
       const stream = started();
       const calls = Array.from({ length: n }, (_, i) => call(`call_${i}`, "asker"));
@@ -215,7 +217,7 @@ describe("review of suspend and resume", () => {
     expect(large / small).toBeLessThan(1.5);
   });
 
-  it("DEFECT silently ignored: resume({answers}) for a prompt id that is not pending (a typo) is dropped without a word", async () => {
+  it("resume({answers}) for a prompt id that is not pending (a typo) is a typed error", async () => {
     const stream = await suspendedAtOneQuestion();
     const before = JSON.stringify(stream.toJSON());
     await expect(
@@ -227,7 +229,7 @@ describe("review of suspend and resume", () => {
     expect(JSON.stringify(stream.toJSON())).toBe(before);
   });
 
-  it("DEFECT doubled side effects: two processes resuming the same answered turn both run the tool; only the record is deduplicated (by the save conflict)", async () => {
+  it("two workers resuming the same answered turn through resumeInStore: the tool runs once, the other worker is told the turn is claimed", async () => {
     const dir = await tempDir();
     try {
       let deployments = 0;
@@ -247,17 +249,16 @@ describe("review of suspend and resume", () => {
       );
       answerPendingPrompt(conversation.stream, "call_1.go.1", { type: "answer", value: true });
       (await store.save(conversation))._unsafeUnwrap();
-      // Two workers (or two HTTP requests, as in the web-turns example) pick the turn up at once.
-      const [a, b] = [
-        (await store.load(conversation.name))._unsafeUnwrap(),
-        (await store.load(conversation.name))._unsafeUnwrap(),
-      ];
-      await Promise.all([
-        coordinatorOn(a.stream, UNATTENDED, { deploy: deploy() }).resume(),
-        coordinatorOn(b.stream, UNATTENDED, { deploy: deploy() }).resume(),
+      // Two workers (or two HTTP requests) pick the turn up at once: resumeInStore claims the
+      // turn first, so exactly one resumes it and the other is told it is claimed.
+      const resume = (c: { stream: ConversationStream }) =>
+        coordinatorOn(c.stream, UNATTENDED, { deploy: deploy() }).resume();
+      const [a, b] = await Promise.all([
+        resumeInStore(store, conversation.name, resume, { owner: "worker a" }),
+        resumeInStore(store, conversation.name, resume, { owner: "worker b" }),
       ]);
-      const saves = await Promise.all([store.save(a), store.save(b)]);
-      expect(saves.filter((s) => s.isOk())).toHaveLength(1);
+      expect([a, b].filter((r) => r.isOk())).toHaveLength(1);
+      expect([a, b].find((r) => r.isErr())?._unsafeUnwrapErr().kind).toBe("claimed");
       expect(deployments).toBe(1);
     } finally {
       await dir.remove();
