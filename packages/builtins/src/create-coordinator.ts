@@ -35,9 +35,14 @@ import {
 /** Where conversations are saved: `FileConversationStore`, the PostgreSQL store, or your own. */
 export interface ConversationSaver {
   save(conversation: StoredConversation): Promise<Result<SaveResult, StoreError>>;
+  /** A new conversation, not yet saved: used when no `conversation` is given. */
+  create?(): StoredConversation;
 }
 
-/** The conversation to record in: a bare stream, or a stored conversation and its store. */
+/**
+ * The conversation to record in: a bare stream; or a store, with the conversation to continue
+ * (by default a new one from `store.create()`).
+ */
 export type CoordinatorConversation =
   | {
       /** The stream every question, answer and tool result is recorded in. */
@@ -46,10 +51,10 @@ export type CoordinatorConversation =
       readonly conversation?: never;
     }
   | {
-      /** Saves `conversation` on {@link Coordinator.save}. */
+      /** Saves the conversation on {@link Coordinator.save}. */
       readonly store: ConversationSaver;
-      /** Recorded in through its `stream`. */
-      readonly conversation: StoredConversation;
+      /** Recorded in through its `stream`; by default a new one from `store.create()`. */
+      readonly conversation?: StoredConversation;
       readonly stream?: never;
     };
 
@@ -82,6 +87,8 @@ export type CoordinatorRunOptions = Omit<RunOptions, "turn"> & { readonly turn?:
 export interface Coordinator {
   /** The stream everything is recorded in. */
   readonly stream: ConversationStream;
+  /** The stored conversation the stream belongs to, when a `store` was given. */
+  readonly conversation: StoredConversation | undefined;
   /** The configuration applied: the built-ins' under yours. */
   readonly tools: ToolsConfig;
   /** The underlying coordinator, for its events (`on("inquiry-recorded", …)`) and settings. */
@@ -123,14 +130,15 @@ export interface Coordinator {
  * @throws {ToolsConfigError} when `tools` is not a valid `conversation.tools`.
  *
  * @example
- * const jp = createCoordinator({ store, conversation, prompts: createTerminalPromptBackend() });
+ * const jp = createCoordinator({ store, prompts: createTerminalPromptBackend() }); // a new conversation
  * jp.stream.startTurn("Plan the release with me.");
  * const { endTurn } = await jp.run(calls); // calls from your model's reply
  */
 export function createCoordinator(options: CreateCoordinatorOptions): Coordinator {
-  const stream = options.conversation?.stream ?? options.stream;
+  const conversation = storedConversation(options);
+  const stream = conversation?.stream ?? options.stream;
   if (stream === undefined) {
-    throw new TypeError("createCoordinator needs a `stream`, or a `store` and a `conversation`");
+    throw new TypeError("createCoordinator needs a `stream`, or a `store` (and a `conversation`)");
   }
   const tools = layerToolsConfigs(builtinToolConfigs(), options.tools ?? {});
   const executors = combineExecutorSources(
@@ -163,6 +171,7 @@ export function createCoordinator(options: CreateCoordinatorOptions): Coordinato
   };
   return {
     stream,
+    conversation,
     tools,
     toolCoordinator,
     run: async (calls, runOptions = {}) =>
@@ -176,15 +185,26 @@ export function createCoordinator(options: CreateCoordinatorOptions): Coordinato
       return offered.value;
     },
     save: async () => {
-      const { store, conversation } = options;
+      const { store } = options;
       if (store === undefined || conversation === undefined) {
         throw new Error(
-          "createCoordinator was given a bare stream, so there is nothing to save it to: pass `store` and `conversation` instead",
+          "createCoordinator was given a bare stream, so there is nothing to save it to: pass a `store` (and the `conversation`) instead",
         );
       }
       return store.save(conversation);
     },
   };
+}
+
+function storedConversation(options: CreateCoordinatorOptions): StoredConversation | undefined {
+  if (options.store === undefined) return undefined;
+  if (options.conversation !== undefined) return options.conversation;
+  if (typeof options.store.create !== "function") {
+    throw new TypeError(
+      "createCoordinator was given a store that cannot create conversations: pass the `conversation` to record in",
+    );
+  }
+  return options.store.create();
 }
 
 function executorSources(

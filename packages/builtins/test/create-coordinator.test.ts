@@ -154,14 +154,43 @@ describe("createCoordinator", () => {
     expect(saved).toEqual([conversation]);
   });
 
+  it("starts a new conversation from the store when none is given", async () => {
+    const created: StoredConversation = {
+      name: "2-new",
+      metadata: { last_activated_at: "2026-01-01 00:00:00.0" },
+      baseConfig: undefined,
+      layout: "base_config",
+      stream: ConversationStream.empty(),
+    };
+    const saved: StoredConversation[] = [];
+    const store = {
+      create: () => created,
+      save: async (c: StoredConversation): Promise<Result<SaveResult, StoreError>> => {
+        saved.push(c);
+        return ok({ revision: "r" });
+      },
+    };
+    const jp = createCoordinator({ store });
+    expect(jp.conversation).toBe(created);
+    expect(jp.stream).toBe(created.stream);
+    await jp.save();
+    expect(saved).toEqual([created]);
+  });
+
+  it("refuses a store that cannot create a conversation when none is given", () => {
+    const store = { save: async () => ok({ revision: "r" }) };
+    expect(() => createCoordinator({ store })).toThrow(/pass the `conversation` to record in/);
+  });
+
   it("refuses to save without a store, saying what to pass", async () => {
     const jp = createCoordinator({ stream: started() });
-    await expect(jp.save()).rejects.toThrow(/pass `store` and `conversation`/);
+    expect(jp.conversation).toBeUndefined();
+    await expect(jp.save()).rejects.toThrow(/pass a `store` \(and the `conversation`\)/);
   });
 
   it("refuses options with no conversation to record in", () => {
     expect(() => createCoordinator({} as never)).toThrow(
-      "createCoordinator needs a `stream`, or a `store` and a `conversation`",
+      "createCoordinator needs a `stream`, or a `store` (and a `conversation`)",
     );
   });
 });
