@@ -11,4 +11,5 @@ export default [
   "packages/store-postgres",
   "examples/terminal-agent",
   "examples/web-turns",
+  "docs/snippets",
 ];
