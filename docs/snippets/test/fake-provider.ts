@@ -39,10 +39,16 @@ function chat(body: Body): object {
   const messages = body.messages as { role: string; content: string }[];
   const result = messages.find((m) => m.role === "tool");
   // A structured-output request (an inquiry) gets an answer that fits the schema.
-  const format = body.response_format as { type?: string } | undefined;
+  const format = body.response_format as
+    | {
+        type?: string;
+        json_schema?: { schema?: { properties?: { answer?: { enum?: unknown[] } } } };
+      }
+    | undefined;
+  const choice = format?.json_schema?.schema?.properties?.answer?.enum?.[0] ?? "minor";
   const message =
     format?.type === "json_schema"
-      ? { role: "assistant", content: '{"answer":"minor"}' }
+      ? { role: "assistant", content: JSON.stringify({ answer: choice }) }
       : result === undefined
         ? {
             role: "assistant",
