@@ -1,6 +1,6 @@
 // Reads a conversation stored in JP's directory layout and prints its turns and the questions
-// asked in them. Usage: `npm run demo [-- <conversation-dir>]`; without an argument it reads the
-// small conversation shipped in ./data.
+// asked in them. Usage: `npm run read-conversation [-- <conversation-dir>]`; without an argument
+// it reads the small conversation shipped in ./data.
 import { join } from "node:path";
 import {
   type ConversationEvent,
