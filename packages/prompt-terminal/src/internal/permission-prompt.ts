@@ -92,8 +92,8 @@ async function printArguments(
 
 /**
  * The arguments as pretty JSON in the editor. Invalid JSON or a non-object is shown and edited
- * again (at most {@link MAX_EDIT_ATTEMPTS} times); an emptied file or a failed editor returns
- * to the keys (`undefined`). Unchanged arguments mean a plain `run`.
+ * again (at most {@link MAX_EDIT_ATTEMPTS} times); an emptied file, a failed editor or
+ * arguments saved unchanged return to the keys (`undefined`), so the tool runs only on `y`.
  */
 async function editArguments(
   ui: TerminalUi,
@@ -105,8 +105,12 @@ async function editArguments(
       isObject(value) ? undefined : "The arguments must be a JSON object",
     );
     if (round.type === "value" && isObject(round.value)) {
-      const unchanged = JSON.stringify(round.value) === JSON.stringify(request.arguments);
-      return unchanged ? { type: "run" } : { type: "edit", arguments: round.value };
+      if (JSON.stringify(round.value) !== JSON.stringify(request.arguments)) {
+        return { type: "edit", arguments: round.value };
+      }
+      // Quitting the editor is not a decision to run: ask again, with y to run as it is.
+      ui.print(styled("dim", safe`The arguments are unchanged.`));
+      return undefined;
     }
     if (round.type !== "invalid") return undefined;
     text = round.text;

@@ -90,11 +90,22 @@ describe("permission prompt", () => {
     expect(editor.files()[0]).toMatch(/\.json$/);
   });
 
-  it("e with arguments saved unchanged is a plain run", async () => {
+  it("e with arguments saved unchanged asks again: quitting the editor does not run the tool", async () => {
     const { term, ask } = withEditor(['{"path":"src/main.ts","lines":[1,2]}']);
     const reply = ask(permissionRequest());
     await term.waitFor(MENU);
     term.press("e");
+    await term.waitFor("The arguments are unchanged.");
+    await term.waitFor(MENU);
+    term.press("n");
+    await expect(reply).resolves.toEqual({ type: "skip" });
+  });
+
+  it("mode edit with arguments saved unchanged asks before running", async () => {
+    const { term, ask } = withEditor(['{"path":"src/main.ts","lines":[1,2]}']);
+    const reply = ask(permissionRequest({ mode: "edit" }));
+    await term.waitFor(MENU);
+    term.press("y");
     await expect(reply).resolves.toEqual({ type: "run" });
   });
 
