@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FileConversationStore, type StreamEvent } from "@jp/conversation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HAS_TMUX, tmuxScreens } from "../../../examples/terminal-agent/test/tmux.js";
+import { HAS_TMUX, NEEDS_TMUX, tmuxScreens } from "../../../examples/terminal-agent/test/tmux.js";
 import { FAKE_DONE, type FakeProvider, startFakeProvider } from "./fake-provider.js";
 import { runSnippet, snippetCommand } from "./run-snippet.js";
 
@@ -46,11 +46,7 @@ describe.each(EMBEDS)("%s", (file) => {
   });
 });
 
-if (!HAS_TMUX) {
-  console.warn("skipped: the embedding snippet in a terminal needs tmux, which is not installed");
-}
-
-describe.skipIf(!HAS_TMUX)("embed-anthropic.ts in a terminal (tmux)", () => {
+describe.skipIf(!HAS_TMUX)(`embed-anthropic.ts in a terminal (tmux)${NEEDS_TMUX}`, () => {
   const screens = tmuxScreens();
 
   it("asks the person, records the answer and gives it to the model", async () => {

@@ -28,21 +28,17 @@ import {
   TurnState,
 } from "@jp/coordinator";
 import { createTerminalPromptBackend, neutralize } from "@jp/prompt-terminal";
+import { parseDemoArgs, USAGE } from "./args.js";
 import { ScriptedAssistant } from "./scripted-assistant.js";
 import { transcript } from "./transcript.js";
 
-const USAGE = `usage: npm run demo [-- --non-interactive] [-- --suspend] [-- --out <dir>]
-       npm run demo -- --pending <conversation dir>
-       npm run demo -- --answer <conversation dir> <prompt id> '<reply JSON>'
-       npm run demo -- --resume <conversation dir> [--suspend] [--non-interactive]`;
-
-const argv = process.argv.slice(2);
-const args = new Set(argv);
-const flagValue = (flag: string, offset = 1) => {
-  const i = argv.indexOf(flag);
-  return i === -1 ? undefined : argv[i + offset];
-};
-if (args.has("--help")) {
+const parsed = parseDemoArgs(process.argv.slice(2));
+if (!parsed.ok) {
+  process.stderr.write(`${parsed.message}\n${USAGE}\n`);
+  process.exit(2);
+}
+const { command } = parsed;
+if (command.kind === "help") {
   console.log(USAGE);
   process.exit(0);
 }
@@ -98,18 +94,18 @@ function printPending(pending: readonly PendingPrompt[], dir: string) {
   say(`Then go on:               npm run demo -- --resume ${dir}`);
 }
 
-if (args.has("--pending")) {
-  const [, conversation] = await open(flagValue("--pending"));
+if (command.kind === "pending") {
+  const [, conversation] = await open(command.dir);
   console.log(JSON.stringify(listPendingPrompts(conversation.stream), null, 2));
   process.exit(0);
 }
 
-if (args.has("--answer")) {
-  const [store, conversation] = await open(flagValue("--answer"));
-  const promptId = flagValue("--answer", 2) ?? fail(USAGE);
+if (command.kind === "answer") {
+  const [store, conversation] = await open(command.dir);
+  const { promptId } = command;
   let reply: StoredReply | undefined;
   try {
-    reply = JSON.parse(flagValue("--answer", 3) ?? "") as StoredReply;
+    reply = JSON.parse(command.reply) as StoredReply;
   } catch {
     reply = undefined;
   }
@@ -126,14 +122,11 @@ if (args.has("--answer")) {
   process.exit(0);
 }
 
-const nonInteractive = args.has("--non-interactive");
-const suspend = args.has("--suspend");
-const resuming = flagValue("--resume");
+const { nonInteractive, suspend, resume: resuming, out } = command;
 const [store, conversation] = resuming === undefined ? fresh() : await open(resuming);
 const dir = join(store.root, conversation.name);
 
 function fresh(): [FileConversationStore, StoredConversation] {
-  const out = flagValue("--out");
   const store = new FileConversationStore(out ?? join(process.cwd(), ".jp/conversations"));
   const conversation = store.create({ title: "Release widgets" });
   // JP keeps the configuration a conversation started with in base_config.json.

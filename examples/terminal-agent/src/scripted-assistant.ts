@@ -76,7 +76,9 @@ export class ScriptedAssistant {
       };
     }
     if (result === undefined || answers === undefined || answers.cancelled === true) {
-      return { message: "Understood: I did not publish anything.", calls: [] };
+      // A Reply carries the person's words: a real model would read them; the script quotes them.
+      const said = typeof answers?.message === "string" ? ` You said: "${answers.message}"` : "";
+      return { message: `Understood: I did not publish anything.${said}`, calls: [] };
     }
     const version =
       { patch: "1.2.4", minor: "1.3.0", major: "2.0.0" }[String(answers.bump)] ?? "1.3.0";
@@ -89,11 +91,13 @@ export class ScriptedAssistant {
   }
 
   #summarize(result: { content: string; is_error: boolean } | undefined): AssistantStep {
-    if (result === undefined) return { message: "Done.", calls: [] };
-    return {
-      message: result.is_error ? `Publishing failed: ${result.content}` : `Done. ${result.content}`,
-      calls: [],
-    };
+    // "Done." only for a release that happened: a skipped call or a cancelled prompt is not one.
+    if (result === undefined)
+      return { message: "I did not get a result: nothing was published.", calls: [] };
+    if (result.is_error) return { message: `Publishing failed: ${result.content}`, calls: [] };
+    if (result.content.startsWith("Published "))
+      return { message: `Done. ${result.content}`, calls: [] };
+    return { message: `Nothing was published: ${result.content}`, calls: [] };
   }
 }
 

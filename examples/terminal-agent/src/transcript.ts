@@ -37,13 +37,31 @@ export function transcript(stream: ConversationStream, hidden: ReadonlySet<strin
       case "inquiry_response":
         lines.push(`    ${inquiryResponseLine(event)}`);
         break;
-      case "tool_call_response":
+      case "tool_call_response": {
         if (!hiddenCalls.has(event.id))
           lines.push(`  ← ${event.is_error ? "error: " : ""}${event.content}`);
+        // A Reply's message reaches the model only in the tool's result: show it as the person's.
+        const said = replyMessage(event.content);
+        if (said !== undefined) lines.push(`You (reply): ${said}`);
         break;
+      }
       default:
         break;
     }
   }
   return neutralize(lines.join("\n"), { multiline: true });
+}
+
+/** The message of a Reply, from the result of a form the person left with one. */
+function replyMessage(content: string): string | undefined {
+  try {
+    const value: unknown = JSON.parse(content);
+    if (typeof value !== "object" || value === null) return undefined;
+    const { cancelled, message } = value as { cancelled?: unknown; message?: unknown };
+    return cancelled === true && typeof message === "string" && message !== ""
+      ? message
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { PromptRequest } from "@jp/coordinator";
 import type { Question } from "@jp/tool";
 import { describe, expect, it } from "vitest";
-import { HAS_TMUX, type TmuxScreen, tmuxScreens } from "./tmux.js";
+import { HAS_TMUX, NEEDS_TMUX, type TmuxScreen, tmuxScreens } from "./tmux.js";
 
 const ASK = "packages/prompt-terminal/test/fixtures/ask.ts";
 const NO_CONTROLS = { remember: false, back: false, reply: false, end_turn: false };
@@ -31,7 +31,7 @@ function printedReply(text: string): unknown {
   return JSON.parse(last);
 }
 
-describe.skipIf(!HAS_TMUX).sequential("prompt-terminal answer types in tmux", () => {
+describe.skipIf(!HAS_TMUX).sequential(`prompt-terminal answer types in tmux${NEEDS_TMUX}`, () => {
   const tmux = tmuxScreens();
 
   /** Writes the request into a fresh directory and asks it (request on stdin). */

@@ -1,7 +1,7 @@
 // End-to-end: the demo (`npm run demo`) in a real terminal under tmux. Each test answers the
 // prompts with keys, checks what the user sees, then what was written under `--out`.
 import { describe, expect, it } from "vitest";
-import { HAS_TMUX, type TmuxScreen, tmuxScreens } from "./tmux.js";
+import { HAS_TMUX, NEEDS_TMUX, type TmuxScreen, tmuxScreens } from "./tmux.js";
 import {
   filesUnder,
   inquiry,
@@ -45,7 +45,7 @@ function expectInquiriesClosed(written: Written) {
   expect(responses).toEqual(inquiryIds(written));
 }
 
-describe.skipIf(!HAS_TMUX).sequential("terminal-agent demo in tmux", () => {
+describe.skipIf(!HAS_TMUX).sequential(`terminal-agent demo in tmux${NEEDS_TMUX}`, () => {
   const tmux = tmuxScreens();
 
   it("happy path: answers the form, runs the tool, keeps the OTP off the screen and disk", async () => {
@@ -215,8 +215,15 @@ describe.skipIf(!HAS_TMUX).sequential("terminal-agent demo in tmux", () => {
 
     const text = await finished(screen);
     expect(text).toContain("✔ Reply to the assistant (optional): Not today, QA is still running");
-    expect(text).toContain("Assistant (scripted): Understood: I did not publish anything.");
+    expect(text).toContain(
+      'Assistant (scripted): Understood: I did not publish anything. You said: "Not today, QA is still running"',
+    );
     expect(text).toContain("    Cancelled (reply)");
+    // The transcript shows the message, not only events.json.
+    const transcript = text.slice(text.indexOf("--- Transcript ---"));
+    expect(transcript).toContain(
+      "    Cancelled (reply)\nYou (reply): Not today, QA is still running",
+    );
     expect(text).not.toContain("Run local tool");
 
     const written = readWritten(out);
@@ -321,6 +328,30 @@ describe.skipIf(!HAS_TMUX).sequential("terminal-agent demo in tmux", () => {
     expectInquiriesClosed(written);
   });
 
+  it("Ctrl+C at the one-time password cancels it; the assistant does not say Done", async () => {
+    const { screen, out } = await tmux.demo();
+    await screen.waitFor(BUMP);
+    await screen.press("1");
+    await screen.waitFor(CHANGELOG);
+    await screen.press("n");
+    await screen.waitFor(PERMISSION);
+    await screen.press("y");
+    await screen.waitFor(OTP_PROMPT);
+    await screen.press("C-c");
+
+    const text = await finished(screen);
+    expect(text).toContain(
+      "Assistant (scripted): Nothing was published: Tool input cancelled by user.",
+    );
+    expect(text).not.toContain("Done.");
+    const written = readWritten(out);
+    expect(inquiry(written, "call_publish.otp.1").response).toMatchObject({
+      outcome: "cancelled",
+      reason: "user",
+    });
+    expectEveryCallAnswered(written);
+  });
+
   it("n at the permission prompt skips the tool; no OTP is asked", async () => {
     const { screen, out } = await tmux.demo();
     await screen.waitFor(BUMP);
@@ -334,7 +365,8 @@ describe.skipIf(!HAS_TMUX).sequential("terminal-agent demo in tmux", () => {
     const text = await finished(screen);
     expect(text).toContain("✔ Run local tool publish_package? skip");
     expect(text).toContain("  ← Tool skipped by user.");
-    expect(text).toContain("Assistant (scripted): Done. Tool skipped by user.");
+    expect(text).toContain("Assistant (scripted): Nothing was published: Tool skipped by user.");
+    expect(text).not.toContain("Done.");
     expect(text).not.toContain("One-time password");
 
     const written = readWritten(out);

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { HAS_TMUX, REPO_ROOT, tmuxScreens } from "./tmux.js";
+import { HAS_TMUX, NEEDS_TMUX, REPO_ROOT, tmuxScreens } from "./tmux.js";
 import { inquiry, readWritten, searchableText, toolResult } from "./written.js";
 
 const run = promisify(execFile);
@@ -124,7 +124,7 @@ describe("the demo's turn, suspended and answered from other processes", () => {
     });
   }, 120_000);
 
-  describe.skipIf(!HAS_TMUX)("finished in a real terminal", () => {
+  describe.skipIf(!HAS_TMUX)(`finished in a real terminal${NEEDS_TMUX}`, () => {
     const tmux = tmuxScreens();
 
     it("the resumed turn asks for the secret at the terminal and ends with every prompt answered once", async () => {

@@ -14,6 +14,12 @@ export const REPO_ROOT = resolve(fileURLToPath(new URL(".", import.meta.url)), "
 /** Whether a usable `tmux` is installed (the tests skip themselves otherwise). */
 export const HAS_TMUX = spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;
 
+/** Appended to the name of a block that needs tmux, so a skip says why in every report. */
+export const NEEDS_TMUX = HAS_TMUX
+  ? ""
+  : " [skipped: tmux is not installed (apt-get install tmux)]";
+if (!HAS_TMUX) console.warn(`skipping the terminal tests:${NEEDS_TMUX.slice(10, -1)}`);
+
 /** How long {@link TmuxScreen.waitFor} waits by default. */
 export const DEFAULT_WAIT_MS = 15_000;
 const POLL_MS = 100;

@@ -29,7 +29,11 @@ async function readJsonFile(path: string): Promise<unknown> {
   return JSON.parse(await readFile(path, "utf-8"));
 }
 
-describe.skipIf(!present)("real JP conversations", () => {
+// Without the fixtures the block is skipped, and says so (and where it looked) in every report.
+const MISSING = present ? "" : ` [skipped: no JP conversations at ${FIXTURES}]`;
+if (!present) console.warn(`skipping the real JP conversations:${MISSING.slice(10, -1)}`);
+
+describe.skipIf(!present)(`real JP conversations${MISSING}`, () => {
   it("finds the fixture conversations", () => {
     expect(names.length).toBeGreaterThanOrEqual(6);
   });
