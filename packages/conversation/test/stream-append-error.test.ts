@@ -47,8 +47,7 @@ describe("append throws what it refuses; tryAppend returns it", () => {
   it("appends all of a valid batch and returns nothing to check", () => {
     const stream = ConversationStream.empty();
     stream.startTurn("hi");
-    const appended: void = stream.append(call("t1"), result("t1"), reply());
-    expect(appended).toBeUndefined();
+    expect(stream.append(call("t1"), result("t1"), reply())).toBeUndefined();
     expect(stream.events.map((e) => e.type)).toEqual([
       "turn_start",
       "chat_request",
