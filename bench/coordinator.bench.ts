@@ -6,22 +6,29 @@ import {
   ToolCoordinator,
   TurnState,
 } from "@jp/coordinator";
-import { medianAsyncMs, ms } from "./stats.js";
+import { atLeast, atMost, num, type Row, scaling } from "./report.js";
+import { median, perItemMs, sizes } from "./stats.js";
 
-const QUESTIONS_PER_CALL = 10;
-const CALLS = 100;
+const SUITE = "@jp/coordinator";
 
-// A built-in that asks QUESTIONS_PER_CALL boolean questions, one per pass, then succeeds.
+// A built-in that asks `arguments.n` boolean questions, one per pass, then succeeds. It keeps its
+// place per call (the arguments object is the same on every pass), so each pass costs the tool the
+// same at question 10 as at question 10,000: what grows is the coordinator's own cost, if any.
+const places = new WeakMap<object, number>();
 const asker: BuiltinTool = {
-  execute({ answers }) {
-    const next = Object.keys(answers).length;
-    if (next === QUESTIONS_PER_CALL) return { type: "success", content: "done" };
+  execute({ arguments: args, answers }) {
+    let next = places.get(args) ?? 0;
+    while (Object.hasOwn(answers, `q${next}`)) next++;
+    places.set(args, next);
+    if (next === args.n) return { type: "success", content: "done" };
     return {
       type: "needs_input",
       question: { id: `q${next}`, text: `Question ${next}?`, answer_type: { type: "boolean" } },
     };
   },
 };
+const executors = builtinExecutorSource({ asker });
+const tools = { asker: { run: "unattended" as const } };
 
 // The cheapest possible human: answers every question at once.
 const human: PromptBackend = {
@@ -29,31 +36,86 @@ const human: PromptBackend = {
   ask: async () => ({ type: "answer", value: true }) as never,
 };
 
-async function oneRun(): Promise<void> {
+/** `calls` concurrent calls of `questions` questions each, on a fresh stream and coordinator. */
+async function run(calls: number, questions: number): Promise<void> {
   const stream = ConversationStream.empty();
   stream.startTurn("bench");
   const coordinator = new ToolCoordinator({
     stream,
-    tools: { asker: { run: "unattended" } },
-    executors: builtinExecutorSource({ asker }),
+    tools,
+    executors,
     prompts: human,
+    maxQuestionsPerCall: questions + 1,
   });
-  const calls = Array.from({ length: CALLS }, (_, i) => ({
+  const batch = Array.from({ length: calls }, (_, i) => ({
     id: `call_${i}`,
     name: "asker",
-    arguments: {},
+    arguments: { n: questions },
   }));
-  await coordinator.run(calls, { turn: new TurnState() });
+  await coordinator.run(batch, { turn: new TurnState() });
 }
 
-/** Question round-trips per second through the coordinator with an instant mock human. */
-export async function coordinatorBench(): Promise<string[]> {
-  const roundTrips = CALLS * QUESTIONS_PER_CALL;
-  const median = await medianAsyncMs(oneRun);
-  const perSecond = Math.round((roundTrips / median) * 1000);
+/** Round trips per second of `run(calls, questions)`, as the median of `samples` timed batches. */
+async function roundTripsPerSecond(
+  calls: number,
+  questions: number,
+  perSample: number,
+): Promise<number> {
+  const repeat = Math.max(1, Math.round(perSample / (calls * questions)));
+  const rates: number[] = [];
+  for (let sample = -2; sample < 15; sample++) {
+    const start = performance.now();
+    for (let i = 0; i < repeat; i++) await run(calls, questions);
+    const elapsed = performance.now() - start;
+    if (sample >= 0) rates.push((repeat * calls * questions * 1000) / elapsed);
+  }
+  return median(rates);
+}
+
+function rateRow(id: string, title: string, perSecond: number, goal: number): Row {
+  return {
+    id: `coordinator.${id}`,
+    suite: SUITE,
+    title,
+    measured: `${num(perSecond)} round trips/s (${num(1e6 / perSecond, 2)} µs each)`,
+    values: { perSecond },
+    goal: atLeast(perSecond, goal, `≥ ${num(goal)}/s`),
+  };
+}
+
+/** Question round trips through the coordinator with an instant mock human. */
+export async function coordinatorBench(): Promise<Row[]> {
+  const concurrent = await roundTripsPerSecond(100, 10, 10_000);
+  const single = await roundTripsPerSecond(1, 1, 5_000);
+  const points = await perItemMs(sizes(), (n) => run(1, n), {
+    itemsPerSample: 10_000,
+    rounds: 7,
+  });
+  const table = scaling(
+    "µs per question",
+    points.map((p) => ({ n: p.n, perItem: p.perItem * 1000 })),
+  );
   return [
-    "## @jp/coordinator",
-    `question round-trips: ${CALLS} concurrent calls x ${QUESTIONS_PER_CALL} questions = ${roundTrips} per run`,
-    `  median run ${ms(median)}  ->  ${perSecond.toLocaleString("en-US")} round-trips/s (target >= 100,000/s)`,
+    rateRow(
+      "round-trips.100x10",
+      "question round trips, 100 concurrent calls × 10 questions, fresh stream per batch",
+      concurrent,
+      200_000,
+    ),
+    rateRow(
+      "round-trips.1x1",
+      "one call asking one question on a fresh stream (a new stream and coordinator each time)",
+      single,
+      150_000,
+    ),
+    {
+      id: "coordinator.per-question",
+      suite: SUITE,
+      title: "per question, as one call collects n answers",
+      measured: `${num(table.points.at(-1)?.perItem ?? 0, 2)} µs per question at ${num(table.points.at(-1)?.n ?? 0)} questions`,
+      values: Object.fromEntries(table.points.map((p) => [`us@${p.n}`, p.perItem])),
+      scaling: table,
+      goal: atMost(table.ratio, 1.3, "flat: largest vs smallest n ≤ 1.3×"),
+    },
   ];
 }

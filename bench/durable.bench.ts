@@ -15,7 +15,10 @@ import {
   ToolCoordinator,
   TurnState,
 } from "@jp/coordinator";
+import { atMost, num, type Row } from "./report.js";
 import { medianAsyncMs, medianPairMs, ms } from "./stats.js";
+
+const SUITE = "durable questions";
 
 // One question, then done.
 const asker: BuiltinTool = {
@@ -64,15 +67,20 @@ async function resumeMs(stream: ConversationStream): Promise<number> {
 }
 
 /** Durable questions: resume overhead against the conversation's length, and listing cost. */
-export async function durableBench(): Promise<string[]> {
-  const lines = ["", "durable questions"];
+export async function durableBench(): Promise<Row[]> {
+  const rows: Row[] = [];
   const small = await suspended(10);
   const large = await suspended(100_000);
   await resumeMs(small.stream); // warm-up: the first measured size must not pay for compilation
   const [a, b] = [await resumeMs(small.stream), await resumeMs(large.stream)];
-  lines.push(
-    `  resume one answered question, beyond loading: ${ms(a)} at 10 events, ${ms(b)} at ${large.stream.length} events (ratio ${(b / a).toFixed(2)}; goal ≤ 1 ms, ≤ 1.3×)`,
-  );
+  rows.push({
+    id: "durable.resume",
+    suite: SUITE,
+    title: "resume one answered question, beyond loading",
+    measured: `${ms(a)} at 10 events, ${ms(b)} at ${num(large.stream.length)} events (ratio ${(b / a).toFixed(2)})`,
+    values: { smallMs: a, largeMs: b, ratio: b / a },
+    goal: { text: "≤ 1 ms, and ≤ 1.3× from 10 to 100,000 events", met: b <= 1 && b / a <= 1.3 },
+  });
 
   const root = mkdtempSync(join(tmpdir(), "jp-bench-durable-"));
   try {
@@ -96,11 +104,16 @@ export async function durableBench(): Promise<string[]> {
       7,
       1,
     );
-    lines.push(
-      `  list the pending prompts of ${large.stream.length} events: ${ms(list)} on the loaded stream; load + list ${ms(loadMs)} vs reading + JSON.parse of events.json ${ms(parse)} (ratio ${(loadMs / parse).toFixed(2)}; goal ≤ 2×); ${pending} pending`,
-    );
+    rows.push({
+      id: "durable.list-pending",
+      suite: SUITE,
+      title: `list the pending prompts of ${num(large.stream.length)} events (${pending} pending)`,
+      measured: `${ms(list)} on the loaded stream; load + list ${ms(loadMs)} vs reading + JSON.parse of events.json ${ms(parse)}: ratio ${(loadMs / parse).toFixed(2)}`,
+      values: { listMs: list, loadAndListMs: loadMs, parseMs: parse, ratio: loadMs / parse },
+      goal: atMost(loadMs / parse, 2, "load + list ≤ 2 × reading + JSON.parse"),
+    });
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
-  return lines;
+  return rows;
 }
