@@ -3,19 +3,11 @@ import type { z } from "zod";
 import { type DecodeError, decodeError, type JsonPath } from "./errors.js";
 import {
   type ConversationEventType,
-  chatRequestSchema,
-  configDeltaSchema,
   type EventOfType,
-  inquiryAnsweredSchema,
-  inquiryCancelledSchema,
-  inquiryRedactedSchema,
-  inquiryRequestSchema,
+  eventSchemas,
   isConfigDelta,
   isConversationEvent,
   type StreamEvent,
-  toolCallRequestSchema,
-  toolCallResponseSchema,
-  turnStartSchema,
 } from "./events.js";
 import { isCanonicalEvent } from "./internal/canonical.js";
 import { chatResponseVariant } from "./internal/chat-response.js";
@@ -29,13 +21,14 @@ const decodedFrom = new WeakMap<object, object>();
 
 type AnySchema = z.ZodType<unknown>;
 
-const schemaByType: Readonly<Record<string, AnySchema>> = {
-  turn_start: turnStartSchema,
-  chat_request: chatRequestSchema,
-  tool_call_request: toolCallRequestSchema,
-  tool_call_response: toolCallResponseSchema,
-  inquiry_request: inquiryRequestSchema,
-  config_delta: configDeltaSchema,
+// The schema of each event type, by its name among `eventSchemas()` (built on first use).
+const SCHEMA_BY_TYPE: Readonly<Record<string, keyof ReturnType<typeof eventSchemas>>> = {
+  turn_start: "turnStart",
+  chat_request: "chatRequest",
+  tool_call_request: "toolCallRequest",
+  tool_call_response: "toolCallResponse",
+  inquiry_request: "inquiryRequest",
+  config_delta: "configDelta",
 };
 
 /**
@@ -201,11 +194,12 @@ export function createEvent<T extends ConversationEventType>(
 function schemaFor(type: string, json: Record<string, unknown>): AnySchema | undefined {
   if (type === "chat_response") return chatResponseVariant(json);
   if (type === "inquiry_response") {
-    if (json.outcome === "cancelled") return inquiryCancelledSchema;
-    if (json.outcome === "redacted") return inquiryRedactedSchema;
-    return inquiryAnsweredSchema;
+    if (json.outcome === "cancelled") return eventSchemas().inquiryCancelled;
+    if (json.outcome === "redacted") return eventSchemas().inquiryRedacted;
+    return eventSchemas().inquiryAnswered;
   }
-  return own(schemaByType, type);
+  const name = own(SCHEMA_BY_TYPE, type);
+  return name === undefined ? undefined : eventSchemas()[name];
 }
 
 // RFD 082's read rules: a legacy flat `{id, answer}` is `answered`; `cancelled` without a reason

@@ -1,12 +1,13 @@
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { err, ok, Result } from "neverthrow";
-import { z } from "zod";
+import type { z } from "zod";
 import { decodeEvent, encodeEvent } from "./codec.js";
 import type { StoreError } from "./errors.js";
 import { isConfigDelta, type StreamEvent } from "./events.js";
 import { fromDisk, toDisk } from "./internal/at-rest.js";
 import { keepUnknownKeys } from "./internal/keep-unknown-keys.js";
+import { lazy, zod } from "./internal/lazy.js";
 import { type ConversationBytes, revisionOf } from "./internal/revision.js";
 import { describe, readRegularFile } from "./internal/safe-fs.js";
 import {
@@ -16,25 +17,68 @@ import {
   type SaveLock,
 } from "./internal/save-lock.js";
 import { removeStaleTempFiles, tempPathFor } from "./internal/temp-files.js";
-import { isPlainObject, type JsonObject, jsonObjectSchema } from "./json.js";
+import { isJsonObject, isPlainObject, type JsonObject, setOwn } from "./json.js";
 import { ConversationStream } from "./stream.js";
 
 // JP's files of one conversation directory: reading them (tolerantly, never through a symbolic
 // link) and writing them (atomically, as a compare-and-write under the directory's save lock).
 
-/** `metadata.json`: the conversation's title and dates. Unknown fields are kept. */
-export const conversationMetadataSchema = keepUnknownKeys(
-  z.object({
-    title: z.string().optional(),
-    last_activated_at: z.string(),
-    pinned_at: z.string().optional(),
-    archived_at: z.string().optional(),
-    expires_at: z.string().optional(),
-    labels: z.array(z.string()).optional(),
-  }),
-);
+/**
+ * `metadata.json`: the conversation's title and dates. Unknown fields are kept. Exported for the
+ * test that holds {@link decodeMetadata}'s fast path to it.
+ */
+export const metadataSchema = lazy(() => {
+  const z = zod();
+  return keepUnknownKeys(
+    z.object({
+      title: z.string().optional(),
+      last_activated_at: z.string(),
+      pinned_at: z.string().optional(),
+      archived_at: z.string().optional(),
+      expires_at: z.string().optional(),
+      labels: z.array(z.string()).optional(),
+    }),
+  );
+});
 /** `metadata.json`: the conversation's title and dates. */
-export type ConversationMetadata = z.output<typeof conversationMetadataSchema>;
+export type ConversationMetadata = z.output<ReturnType<typeof metadataSchema>>;
+
+// The string fields of `metadata.json`, in the order the schema writes them.
+const METADATA_STRINGS = ["title", "last_activated_at", "pinned_at", "archived_at", "expires_at"];
+
+/**
+ * `metadata.json` as the schema reads it, for the usual file (known fields of the right types):
+ * the same object, without loading the schema. `undefined` means "take the schema".
+ */
+function usualMetadata(json: unknown): ConversationMetadata | undefined {
+  if (!isPlainObject(json) || typeof json.last_activated_at !== "string") return undefined;
+  const out: Record<string, unknown> = {};
+  for (const key of METADATA_STRINGS) {
+    const value = json[key];
+    if (value === undefined) continue;
+    if (typeof value !== "string") return undefined;
+    out[key] = value;
+  }
+  const { labels } = json;
+  if (labels !== undefined) {
+    if (!Array.isArray(labels) || !labels.every((label) => typeof label === "string")) {
+      return undefined;
+    }
+    out.labels = [...labels];
+  }
+  for (const key in json) {
+    if (key !== "labels" && !METADATA_STRINGS.includes(key)) setOwn(out, key, json[key]);
+  }
+  return out as ConversationMetadata;
+}
+
+/** Reads `metadata.json`; the error is the schema's first message. */
+export function decodeMetadata(json: unknown): Result<ConversationMetadata, string | undefined> {
+  const usual = usualMetadata(json);
+  if (usual !== undefined) return ok(usual);
+  const parsed = metadataSchema().safeParse(json);
+  return parsed.success ? ok(parsed.data) : err(parsed.error.issues[0]?.message);
+}
 
 /**
  * Where the base configuration lives: JP's current `base_config.json`, or the legacy layout in
@@ -104,10 +148,8 @@ export async function loadConversation(
   if (metadataBytes.isErr()) return err(metadataBytes.error);
   const metadataJson = parseJson(join(dir, FILES.metadata), metadataBytes.value);
   if (metadataJson.isErr()) return err(metadataJson.error);
-  const metadata = conversationMetadataSchema.safeParse(metadataJson.value);
-  if (!metadata.success) {
-    return err(corrupt(join(dir, FILES.metadata), metadata.error.issues[0]?.message));
-  }
+  const metadata = decodeMetadata(metadataJson.value);
+  if (metadata.isErr()) return err(corrupt(join(dir, FILES.metadata), metadata.error));
   const eventsBytes = await readRequired(join(dir, FILES.events));
   if (eventsBytes.isErr()) return err(eventsBytes.error);
   const eventsJson = parseJson(join(dir, FILES.events), eventsBytes.value);
@@ -125,9 +167,10 @@ export async function loadConversation(
   if (baseBytes.value !== undefined) {
     const baseJson = parseJson(join(dir, FILES.baseConfig), baseBytes.value);
     if (baseJson.isErr()) return err(baseJson.error);
-    const parsed = jsonObjectSchema.safeParse(baseJson.value);
-    if (!parsed.success) return err(corrupt(join(dir, FILES.baseConfig), "expected a JSON object"));
-    baseConfig = parsed.data;
+    if (!isJsonObject(baseJson.value)) {
+      return err(corrupt(join(dir, FILES.baseConfig), "expected a JSON object"));
+    }
+    baseConfig = baseJson.value;
     layout = "base_config";
   }
   const name = dir.split(/[\\/]/).filter(Boolean).pop() ?? dir;
@@ -136,7 +179,7 @@ export async function loadConversation(
     baseConfig: baseBytes.value,
     events: eventsBytes.value,
   }) as string;
-  return ok({ name, metadata: metadata.data, baseConfig, layout, stream: stream.value, revision });
+  return ok({ name, metadata: metadata.value, baseConfig, layout, stream: stream.value, revision });
 }
 
 /**

@@ -1,20 +1,22 @@
-import { z } from "zod";
-import { inquiryQuestionSchema, inquirySourceSchema } from "./inquiry.js";
+import type { z } from "zod";
+import { inquirySchemas } from "./inquiry.js";
 import { keepUnknownKeys } from "./internal/keep-unknown-keys.js";
-import { jsonObjectSchema, jsonValueSchema } from "./json.js";
+import { lazy, zod } from "./internal/lazy.js";
+import { jsonSchemas } from "./json.js";
 
 // Every event shares the envelope `{timestamp, type, …fields, metadata?}`. Fields this version
 // does not know are kept (see keepUnknownKeys), so a stream written by a newer version loads and
-// saves without losing them.
-const metadataSchema = jsonObjectSchema.optional();
+// saves without losing them. The schemas are built on first use (see internal/lazy.ts): events
+// in canonical shape decode without them.
 
 function eventShape<const T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
+  const z = zod();
   return z.object({
     // Kept as the exact text: JP writes microseconds, which a `Date` would round away.
     timestamp: z.string(),
     type: z.literal(type),
     ...shape,
-    metadata: metadataSchema,
+    metadata: jsonSchemas().object.optional(),
   });
 }
 
@@ -22,88 +24,90 @@ function eventSchema<const T extends string, S extends z.ZodRawShape>(type: T, s
   return keepUnknownKeys(eventShape(type, shape));
 }
 
-/** Marks the start of a turn: `{"timestamp":…,"type":"turn_start"}`. */
-export const turnStartSchema = eventSchema("turn_start", {});
-/** A message from the user (or an interrupt reply within a turn). */
-export const chatRequestSchema = eventSchema("chat_request", {
-  content: z.string(),
-  schema: jsonObjectSchema.optional(),
-  author: z.string().optional(),
-});
-// JP's ChatResponse is an untagged enum: the field present says which variant it is.
-const chatMessageSchema = eventSchema("chat_response", { message: z.string() });
-const chatReasoningSchema = eventSchema("chat_response", { reasoning: z.string() });
-const chatStructuredSchema = eventSchema("chat_response", { data: jsonValueSchema });
-/** A reply from the assistant: a `message`, its `reasoning`, or structured `data`. */
-export const chatResponseSchema = z.union([
-  chatMessageSchema,
-  chatReasoningSchema,
-  chatStructuredSchema,
-]);
-/** The assistant asks to run a tool. */
-export const toolCallRequestSchema = eventSchema("tool_call_request", {
-  id: z.string(),
-  name: z.string(),
-  arguments: jsonObjectSchema.default({}),
-});
-/** The result of a tool call; `is_error` tells a failure from a success. */
-export const toolCallResponseSchema = eventSchema("tool_call_response", {
-  id: z.string(),
-  content: z.string(),
-  is_error: z.boolean().default(false),
-});
-/** A tool's question, recorded before anything decides who answers it. */
-export const inquiryRequestSchema = eventSchema("inquiry_request", {
-  id: z.string(),
-  source: inquirySourceSchema,
-  question: inquiryQuestionSchema,
-});
+function buildEventSchemas() {
+  const z = zod();
+  const json = jsonSchemas();
+  const { source, question } = inquirySchemas();
+  // JP's ChatResponse is an untagged enum: the field present says which variant it is.
+  const chatMessage = eventSchema("chat_response", { message: z.string() });
+  const chatReasoning = eventSchema("chat_response", { reasoning: z.string() });
+  const chatStructured = eventSchema("chat_response", { data: json.value });
+  const inquiryAnswered = eventSchema("inquiry_response", {
+    outcome: z.literal("answered"),
+    id: z.string(),
+    answer: json.value,
+  });
+  // `reason` is kept verbatim even when unknown.
+  const inquiryCancelled = eventSchema("inquiry_response", {
+    outcome: z.literal("cancelled"),
+    id: z.string(),
+    reason: z.string(),
+  });
+  // A (secret) answer reached the tool but was deliberately not persisted.
+  const inquiryRedacted = keepUnknownKeys(
+    eventShape("inquiry_response", { outcome: z.literal("redacted"), id: z.string() }),
+    ["answer"],
+  );
+  return {
+    /** Marks the start of a turn: `{"timestamp":…,"type":"turn_start"}`. */
+    turnStart: eventSchema("turn_start", {}),
+    /** A message from the user (or an interrupt reply within a turn). */
+    chatRequest: eventSchema("chat_request", {
+      content: z.string(),
+      schema: json.object.optional(),
+      author: z.string().optional(),
+    }),
+    chatMessage,
+    chatReasoning,
+    chatStructured,
+    /** A reply from the assistant: a `message`, its `reasoning`, or structured `data`. */
+    chatResponse: z.union([chatMessage, chatReasoning, chatStructured]),
+    /** The assistant asks to run a tool. */
+    toolCallRequest: eventSchema("tool_call_request", {
+      id: z.string(),
+      name: z.string(),
+      arguments: json.object.default({}),
+    }),
+    /** The result of a tool call; `is_error` tells a failure from a success. */
+    toolCallResponse: eventSchema("tool_call_response", {
+      id: z.string(),
+      content: z.string(),
+      is_error: z.boolean().default(false),
+    }),
+    /** A tool's question, recorded before anything decides who answers it. */
+    inquiryRequest: eventSchema("inquiry_request", { id: z.string(), source, question }),
+    inquiryAnswered,
+    inquiryCancelled,
+    inquiryRedacted,
+    /** The end of an inquiry: answered, cancelled with a reason, or answered but not persisted. */
+    inquiryResponse: z.union([inquiryAnswered, inquiryCancelled, inquiryRedacted]),
+    /** A configuration change recorded in the stream (JP's `config_delta`). */
+    configDelta: keepUnknownKeys(
+      z.object({ timestamp: z.string(), type: z.literal("config_delta"), delta: json.object }),
+    ),
+  };
+}
 
-/** An answered inquiry. */
-export const inquiryAnsweredSchema = eventSchema("inquiry_response", {
-  outcome: z.literal("answered"),
-  id: z.string(),
-  answer: jsonValueSchema,
-});
-/** An inquiry closed without an answer; `reason` is kept verbatim even when unknown. */
-export const inquiryCancelledSchema = eventSchema("inquiry_response", {
-  outcome: z.literal("cancelled"),
-  id: z.string(),
-  reason: z.string(),
-});
-/** An inquiry whose (secret) answer reached the tool but was deliberately not persisted. */
-export const inquiryRedactedSchema = keepUnknownKeys(
-  eventShape("inquiry_response", { outcome: z.literal("redacted"), id: z.string() }),
-  ["answer"],
-);
-/** The end of an inquiry: answered, cancelled with a reason, or answered but not persisted. */
-export const inquiryResponseSchema = z.union([
-  inquiryAnsweredSchema,
-  inquiryCancelledSchema,
-  inquiryRedactedSchema,
-]);
-
-/** A configuration change recorded in the stream (JP's `config_delta`). */
-export const configDeltaSchema = keepUnknownKeys(
-  z.object({ timestamp: z.string(), type: z.literal("config_delta"), delta: jsonObjectSchema }),
-);
+/** The zod schemas of the events, built (and zod loaded) on first use. */
+export const eventSchemas = lazy(buildEventSchemas);
+type Schemas = ReturnType<typeof buildEventSchemas>;
 
 /** `{"timestamp":…,"type":"turn_start"}` */
-export type TurnStart = z.output<typeof turnStartSchema>;
+export type TurnStart = z.output<Schemas["turnStart"]>;
 /** `{"timestamp":…,"type":"chat_request","content":…}` */
-export type ChatRequest = z.output<typeof chatRequestSchema>;
+export type ChatRequest = z.output<Schemas["chatRequest"]>;
 /** `{"timestamp":…,"type":"chat_response","message"|"reasoning"|"data":…}` */
-export type ChatResponse = z.output<typeof chatResponseSchema>;
+export type ChatResponse = z.output<Schemas["chatResponse"]>;
 /** `{"timestamp":…,"type":"tool_call_request","id","name","arguments"}` */
-export type ToolCallRequest = z.output<typeof toolCallRequestSchema>;
+export type ToolCallRequest = z.output<Schemas["toolCallRequest"]>;
 /** `{"timestamp":…,"type":"tool_call_response","id","content","is_error"}` */
-export type ToolCallResponse = z.output<typeof toolCallResponseSchema>;
+export type ToolCallResponse = z.output<Schemas["toolCallResponse"]>;
 /** `{"timestamp":…,"type":"inquiry_request","id","source","question"}` */
-export type InquiryRequest = z.output<typeof inquiryRequestSchema>;
+export type InquiryRequest = z.output<Schemas["inquiryRequest"]>;
 /** `{"timestamp":…,"type":"inquiry_response","outcome":"answered"|"cancelled"|"redacted","id",…}` */
-export type InquiryResponse = z.output<typeof inquiryResponseSchema>;
+export type InquiryResponse = z.output<Schemas["inquiryResponse"]>;
 /** A configuration change recorded in the stream. */
-export type ConfigDelta = z.output<typeof configDeltaSchema>;
+export type ConfigDelta = z.output<Schemas["configDelta"]>;
 
 /** The seven kinds of conversation event JP persists, tagged by `type`. */
 export type ConversationEvent =

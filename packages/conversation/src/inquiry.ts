@@ -1,69 +1,76 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { keepUnknownKeys } from "./internal/keep-unknown-keys.js";
-import { isPlainObject, jsonObjectSchema, jsonValueSchema } from "./json.js";
+import { lazy, zod } from "./internal/lazy.js";
+import { isPlainObject, jsonSchemas } from "./json.js";
 
-/**
- * Who asked a recorded question. Derived from tool metadata at the executor boundary, never
- * from user configuration, so the audit trail cannot be relabelled by a config file.
- */
-export const inquirySourceSchema = z.discriminatedUnion("source", [
-  z.object({ source: z.literal("tool"), name: z.string() }),
-  z.object({ source: z.literal("assistant") }),
-  z.object({ source: z.literal("user") }),
-  z.object({ source: z.literal("other"), name: z.string() }),
-]);
+function buildInquirySchemas() {
+  const z = zod();
+  const json = jsonSchemas();
+  // JP wrote bare values (`"options": ["yes", "no"]`) before options had descriptions; such a
+  // value reads as `{ value }`.
+  const selectOption = z.preprocess(
+    (option) =>
+      isPlainObject(option) && Object.hasOwn(option, "value") ? option : { value: option },
+    keepUnknownKeys(z.object({ value: json.value, description: z.string().optional() })),
+  );
+  const reusePolicy = z.enum(["none", "turn"]);
+  /** The answer type of a recorded question, tagged by `type`. */
+  const answerType = z.discriminatedUnion("type", [
+    z.object({ type: z.literal("boolean") }),
+    z.object({ type: z.literal("select"), options: z.array(selectOption) }),
+    z.object({ type: z.literal("multi_select"), options: z.array(selectOption) }),
+    z.object({ type: z.literal("text") }),
+    z.object({ type: z.literal("secret") }),
+    z.object({ type: z.literal("schema"), schema: json.object }),
+  ]);
+  return {
+    /**
+     * Who asked a recorded question. Derived from tool metadata at the executor boundary, never
+     * from user configuration, so the audit trail cannot be relabelled by a config file.
+     */
+    source: z.discriminatedUnion("source", [
+      z.object({ source: z.literal("tool"), name: z.string() }),
+      z.object({ source: z.literal("assistant") }),
+      z.object({ source: z.literal("user") }),
+      z.object({ source: z.literal("other"), name: z.string() }),
+    ]),
+    selectOption,
+    answerType,
+    reusePolicy,
+    /**
+     * The question as persisted. `exclusive` (default `false`) and `persistence` (default
+     * `"turn"`) are absent at their defaults, both when read and when written.
+     */
+    question: z.preprocess(
+      dropNullOptionals,
+      keepUnknownKeys(
+        z.object({
+          text: z.string(),
+          answer_type: answerType,
+          default: json.value.optional(),
+          context: z.string().optional(),
+          exclusive: z.boolean().optional(),
+          persistence: reusePolicy.optional(),
+        }),
+      ).transform(dropDefaults),
+    ),
+  };
+}
+
+/** The zod schemas of recorded questions, built (and zod loaded) on first use. */
+export const inquirySchemas = lazy(buildInquirySchemas);
+type Schemas = ReturnType<typeof buildInquirySchemas>;
+
 /** Who asked a recorded question: `{"source":"tool","name":…}`, `assistant`, `user` or `other`. */
-export type InquirySource = z.infer<typeof inquirySourceSchema>;
-
-/**
- * One choice of a recorded select or multi-select question. JP wrote bare values
- * (`"options": ["yes", "no"]`) before options had descriptions; such a value reads as
- * `{ value }`.
- */
-export const selectOptionSchema = z.preprocess(
-  (option) =>
-    isPlainObject(option) && Object.hasOwn(option, "value") ? option : { value: option },
-  keepUnknownKeys(z.object({ value: jsonValueSchema, description: z.string().optional() })),
-);
+export type InquirySource = z.infer<Schemas["source"]>;
 /** One choice of a recorded select or multi-select question. */
-export type SelectOption = z.infer<typeof selectOptionSchema>;
-
+export type SelectOption = z.infer<Schemas["selectOption"]>;
 /** The answer type of a recorded question, tagged by `type`. */
-export const inquiryAnswerTypeSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("boolean") }),
-  z.object({ type: z.literal("select"), options: z.array(selectOptionSchema) }),
-  z.object({ type: z.literal("multi_select"), options: z.array(selectOptionSchema) }),
-  z.object({ type: z.literal("text") }),
-  z.object({ type: z.literal("secret") }),
-  z.object({ type: z.literal("schema"), schema: jsonObjectSchema }),
-]);
-/** The answer type of a recorded question, tagged by `type`. */
-export type InquiryAnswerType = z.infer<typeof inquiryAnswerTypeSchema>;
-
-/** Whether an answer may be remembered for the rest of the turn. */
-export const inquiryAnswerReusePolicySchema = z.enum(["none", "turn"]);
+export type InquiryAnswerType = z.infer<Schemas["answerType"]>;
 /** Whether an answer may be remembered for the rest of the turn (`turn`, the default) or not. */
-export type InquiryAnswerReusePolicy = z.infer<typeof inquiryAnswerReusePolicySchema>;
-
-/**
- * The question as persisted. `exclusive` (default `false`) and `persistence` (default `"turn"`)
- * are absent at their defaults, both when read and when written.
- */
-export const inquiryQuestionSchema = z.preprocess(
-  dropNullOptionals,
-  keepUnknownKeys(
-    z.object({
-      text: z.string(),
-      answer_type: inquiryAnswerTypeSchema,
-      default: jsonValueSchema.optional(),
-      context: z.string().optional(),
-      exclusive: z.boolean().optional(),
-      persistence: inquiryAnswerReusePolicySchema.optional(),
-    }),
-  ).transform(dropDefaults),
-);
+export type InquiryAnswerReusePolicy = z.infer<Schemas["reusePolicy"]>;
 /** The question as persisted in an `inquiry_request` event. */
-export type InquiryQuestion = z.output<typeof inquiryQuestionSchema>;
+export type InquiryQuestion = z.output<Schemas["question"]>;
 
 // JP's serde writes `null` for an absent `default` or `context` in some versions; both mean
 // "not set".

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { lazy, zod } from "./internal/lazy.js";
 
 /** Any JSON value, as `JSON.parse` produces it. */
 export type JsonValue =
@@ -79,13 +79,18 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return proto === Object.prototype || proto === null;
 }
 
+/** Whether `value` is a JSON object: a plain object holding only JSON data. */
+export function isJsonObject(value: unknown): value is JsonObject {
+  return isPlainObject(value) && isJsonValue(value);
+}
+
 // Checked without cloning: event payloads (tool arguments, config deltas) can be large, and a
-// cloning schema would double both the time and the memory of a decode.
-export const jsonValueSchema = z.custom<JsonValue>(isJsonValue, { message: "expected JSON data" });
-export const jsonObjectSchema = z.custom<JsonObject>(
-  (value) => isPlainObject(value) && isJsonValue(value),
-  { message: "expected a JSON object" },
-);
+// cloning schema would double both the time and the memory of a decode. Built on first use (see
+// internal/lazy.ts).
+export const jsonSchemas = lazy(() => ({
+  value: zod().custom<JsonValue>(isJsonValue, { message: "expected JSON data" }),
+  object: zod().custom<JsonObject>(isJsonObject, { message: "expected a JSON object" }),
+}));
 
 /**
  * Sets an own property, also for a key named `__proto__` (plain assignment would change the

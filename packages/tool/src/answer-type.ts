@@ -1,10 +1,11 @@
 import type { Result } from "neverthrow";
-import { z } from "zod";
+import type { z } from "zod";
 import type { DecodeError } from "./errors.js";
 import { decodeWith } from "./internal/decode.js";
 import { describeJson } from "./internal/describe.js";
 import { isPlainObject } from "./internal/json-check.js";
-import { jsonObjectSchema } from "./json.js";
+import { lazy, lazySchema, zod } from "./internal/lazy.js";
+import { jsonSchemas } from "./json.js";
 
 /** JP's old externally-tagged unit variants, e.g. `"Boolean"`, and their tagged `type`. */
 const LEGACY_UNIT_VARIANTS = new Map([
@@ -38,33 +39,37 @@ function upgradeLegacyAnswerType(input: unknown): unknown {
   return isPlainObject(body) ? { ...body, type } : input;
 }
 
-const optionsSchema = z.array(z.string());
-
-const taggedAnswerTypeSchema = z.discriminatedUnion(
-  "type",
-  [
-    z.object({ type: z.literal("boolean") }),
-    z.object({ type: z.literal("select"), options: optionsSchema }),
-    z.object({ type: z.literal("multi_select"), options: optionsSchema }),
-    z.object({ type: z.literal("text") }),
-    z.object({ type: z.literal("secret") }),
-    z.object({ type: z.literal("schema"), schema: jsonObjectSchema }),
-  ],
-  {
-    // A bare string that is not a legacy name deserves a hint at both accepted spellings. zod's
-    // typing only admits union issues here, but a non-object input arrives as `invalid_type`.
-    error: (issue) =>
-      (issue.code as string) === "invalid_type"
-        ? `expected an answer type such as {"type":"text"} or "Text", got ${describeJson(issue.input)}`
-        : undefined,
-  },
-);
+// Built on first use (see internal/lazy.ts): importing the package does not load zod.
+export const answerTypeSchemas = lazy(() => {
+  const z = zod();
+  const optionsSchema = z.array(z.string());
+  const tagged = z.discriminatedUnion(
+    "type",
+    [
+      z.object({ type: z.literal("boolean") }),
+      z.object({ type: z.literal("select"), options: optionsSchema }),
+      z.object({ type: z.literal("multi_select"), options: optionsSchema }),
+      z.object({ type: z.literal("text") }),
+      z.object({ type: z.literal("secret") }),
+      z.object({ type: z.literal("schema"), schema: jsonSchemas().object }),
+    ],
+    {
+      // A bare string that is not a legacy name deserves a hint at both accepted spellings. zod's
+      // typing only admits union issues here, but a non-object input arrives as `invalid_type`.
+      error: (issue) =>
+        (issue.code as string) === "invalid_type"
+          ? `expected an answer type such as {"type":"text"} or "Text", got ${describeJson(issue.input)}`
+          : undefined,
+    },
+  );
+  return { answerType: z.preprocess(upgradeLegacyAnswerType, tagged) };
+});
 
 /**
  * The zod schema of an {@link AnswerType}. It decodes both the tagged form and JP's older
  * externally-tagged form (`"Boolean"`, `{"Select":{"options":[…]}}`), and outputs the tagged form.
  */
-export const answerTypeSchema = z.preprocess(upgradeLegacyAnswerType, taggedAnswerTypeSchema);
+export const answerTypeSchema = lazySchema(() => answerTypeSchemas().answerType);
 
 /**
  * What kind of answer a question expects, tagged on `type`: `boolean`, `select` / `multi_select`
@@ -77,5 +82,5 @@ export type AnswerType = z.infer<typeof answerTypeSchema>;
  * error paths refer to the tagged form.
  */
 export function decodeAnswerType(json: unknown): Result<AnswerType, DecodeError> {
-  return decodeWith(answerTypeSchema, json, "answer_type");
+  return decodeWith(answerTypeSchemas().answerType, json, "answer_type");
 }

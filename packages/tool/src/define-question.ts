@@ -1,9 +1,10 @@
 import { err, ok, type Result } from "neverthrow";
 import type { QuestionError } from "./errors.js";
+import { canonicalQuestion } from "./internal/canonical-question.js";
 import { decodeWith } from "./internal/decode.js";
 import { quoteList } from "./internal/describe.js";
 import { compileSchema } from "./internal/schema-cache.js";
-import { type Question, questionShapeSchema } from "./question.js";
+import { type Question, questionSchemas } from "./question.js";
 import { validateAnswer } from "./validate-answer.js";
 
 /** One refusal of {@link defineQuestion}: the field at fault and the problem, if any. */
@@ -94,7 +95,9 @@ function defaultProblem(question: Question): string | undefined {
 export function defineQuestion(spec: Question): Result<Question, QuestionError> {
   // The shape check first, so that the rules below can rely on the types (JavaScript callers
   // may pass anything) and work on the normalised question that is returned.
-  const decoded = decodeWith(questionShapeSchema, spec, "question");
+  const canonical = canonicalQuestion(spec, false);
+  const decoded =
+    canonical === undefined ? decodeWith(questionSchemas().shape, spec, "question") : ok(canonical);
   if (decoded.isErr()) {
     const [field] = decoded.error.path;
     return err(refusal(decoded.error.message, typeof field === "string" ? field : undefined));

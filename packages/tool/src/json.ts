@@ -1,6 +1,7 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { typeName } from "./internal/describe.js";
 import { findNonJson, isPlainObject } from "./internal/json-check.js";
+import { lazy, lazySchema, zod } from "./internal/lazy.js";
 
 /**
  * Any value that survives a round trip through `JSON.stringify` / `JSON.parse` unchanged:
@@ -14,6 +15,49 @@ export type JsonValue =
   | JsonValue[]
   | { [key: string]: JsonValue };
 
+// Built on first use (see internal/lazy.ts): importing the package does not load zod.
+export const jsonSchemas = lazy(() => {
+  const value = zod()
+    .custom<JsonValue>()
+    .check((ctx) => {
+      const problem = findNonJson(ctx.value);
+      if (problem !== undefined) {
+        ctx.issues.push({
+          code: "custom",
+          input: problem.value,
+          path: problem.path,
+          message: problem.reason,
+        });
+      }
+    });
+  const object = zod()
+    .custom<{ [key: string]: JsonValue }>()
+    .check((ctx) => {
+      if (!isPlainObject(ctx.value)) {
+        ctx.issues.push({
+          code: "invalid_type",
+          expected: "object",
+          input: ctx.value,
+          message: `expected an object, got ${typeName(ctx.value)}`,
+        });
+        return;
+      }
+      const problem = findNonJson(ctx.value);
+      if (problem !== undefined) {
+        ctx.issues.push({
+          code: "custom",
+          input: problem.value,
+          path: problem.path,
+          message: problem.reason,
+        });
+      }
+    });
+  return { value: value as z.ZodType<JsonValue>, object: object as z.ZodType<JsonObject> };
+});
+
+/** A JSON object, such as a JSON Schema. */
+type JsonObject = { [key: string]: JsonValue };
+
 /**
  * The zod schema of a {@link JsonValue}. It accepts the input as is (no copy), so keys such
  * as `"__proto__"` are kept and very deep values are checked without recursion.
@@ -21,41 +65,4 @@ export type JsonValue =
 // Why not `z.json()`: it rebuilds every object through `z.record`, which silently drops an own
 // `"__proto__"` key, and it recurses, so a deeply nested array throws a RangeError. Declaring the
 // type once above and checking it iteratively keeps decoding total and lossless.
-export const jsonValueSchema: z.ZodType<JsonValue> = z.custom<JsonValue>().check((ctx) => {
-  const problem = findNonJson(ctx.value);
-  if (problem !== undefined) {
-    ctx.issues.push({
-      code: "custom",
-      input: problem.value,
-      path: problem.path,
-      message: problem.reason,
-    });
-  }
-});
-
-/**
- * The zod schema of a JSON object (`{ [key: string]: JsonValue }`), such as a JSON Schema.
- * Like {@link jsonValueSchema} it keeps the input object itself rather than a copy.
- */
-export const jsonObjectSchema: z.ZodType<{ [key: string]: JsonValue }> = z
-  .custom<{ [key: string]: JsonValue }>()
-  .check((ctx) => {
-    if (!isPlainObject(ctx.value)) {
-      ctx.issues.push({
-        code: "invalid_type",
-        expected: "object",
-        input: ctx.value,
-        message: `expected an object, got ${typeName(ctx.value)}`,
-      });
-      return;
-    }
-    const problem = findNonJson(ctx.value);
-    if (problem !== undefined) {
-      ctx.issues.push({
-        code: "custom",
-        input: problem.value,
-        path: problem.path,
-        message: problem.reason,
-      });
-    }
-  });
+export const jsonValueSchema: z.ZodType<JsonValue> = lazySchema(() => jsonSchemas().value);

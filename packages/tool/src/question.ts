@@ -1,17 +1,19 @@
-import type { Result } from "neverthrow";
-import { z } from "zod";
-import { answerTypeSchema } from "./answer-type.js";
+import { ok, type Result } from "neverthrow";
+import type { z } from "zod";
+import { answerTypeSchemas } from "./answer-type.js";
 import type { DecodeError } from "./errors.js";
+import { canonicalQuestion } from "./internal/canonical-question.js";
 import { decodeWith } from "./internal/decode.js";
 import { describeJson } from "./internal/describe.js";
 import { isPlainObject } from "./internal/json-check.js";
-import { jsonValueSchema } from "./json.js";
+import { lazy, lazySchema, zod } from "./internal/lazy.js";
+import { jsonSchemas } from "./json.js";
 
 /**
  * The zod schema of an {@link AnswerReusePolicy}: `"none"` asks again every time (for high-risk
  * confirmations), `"turn"` lets the human's answer be remembered for the rest of the turn.
  */
-export const answerReusePolicySchema = z.enum(["none", "turn"]);
+export const answerReusePolicySchema = lazySchema(() => questionSchemas().reusePolicy);
 
 /** How long an answer to a question may be reused: `"none"` or `"turn"` (the default). */
 export type AnswerReusePolicy = z.infer<typeof answerReusePolicySchema>;
@@ -44,41 +46,42 @@ function isDroppable(key: string, value: unknown): boolean {
   return Object.hasOwn(FIELD_DEFAULTS, key) && FIELD_DEFAULTS[key] === value;
 }
 
-/** A question id becomes one segment of the inquiry id `<tool_call_id>.<question_id>.<attempt>`. */
-const questionIdSchema = z
-  .string()
-  .refine((id) => id.length > 0, { error: "must not be empty" })
-  .refine((id) => !id.includes("."), {
-    error: (issue) =>
-      `must not contain "." (it becomes one segment of the inquiry id ` +
-      `<tool_call_id>.<question_id>.<attempt>), got ${describeJson(issue.input)}`,
-  });
-
-/** The question's fields, with the id only type-checked; {@link questionSchema} adds the id rules. */
-const questionFields = {
-  id: z.string(),
-  text: z.string(),
-  context: z.string().exactOptional(),
-  answer_type: answerTypeSchema,
-  default: jsonValueSchema.exactOptional(),
-  exclusive: z.boolean().exactOptional(),
-  persistence: answerReusePolicySchema.exactOptional(),
-};
-
-/**
- * Like {@link questionSchema} but without the id rules, so that `defineQuestion` can word those
- * refusals for a tool author. Not part of the public API.
- */
-export const questionShapeSchema = z.preprocess(normaliseQuestion, z.object(questionFields));
+// Built on first use (see internal/lazy.ts): importing the package does not load zod.
+export const questionSchemas = lazy(() => {
+  const z = zod();
+  const reusePolicy = z.enum(["none", "turn"]);
+  // A question id becomes one segment of the inquiry id `<tool_call_id>.<question_id>.<attempt>`.
+  const idSchema = z
+    .string()
+    .refine((id) => id.length > 0, { error: "must not be empty" })
+    .refine((id) => !id.includes("."), {
+      error: (issue) =>
+        `must not contain "." (it becomes one segment of the inquiry id ` +
+        `<tool_call_id>.<question_id>.<attempt>), got ${describeJson(issue.input)}`,
+    });
+  // The question's fields, with the id only type-checked; `question` adds the id rules.
+  const fields = {
+    id: z.string(),
+    text: z.string(),
+    context: z.string().exactOptional(),
+    answer_type: answerTypeSchemas().answerType,
+    default: jsonSchemas().value.exactOptional(),
+    exclusive: z.boolean().exactOptional(),
+    persistence: reusePolicy.exactOptional(),
+  };
+  return {
+    reusePolicy,
+    // Without the id rules, so that `defineQuestion` can word those refusals for a tool author.
+    shape: z.preprocess(normaliseQuestion, z.object(fields)),
+    question: z.preprocess(normaliseQuestion, z.object({ ...fields, id: idSchema })),
+  };
+});
 
 /**
  * The zod schema of a {@link Question}. It decodes JP's older shapes too (`pre_amble`, `null`
  * optional fields, legacy answer types) and outputs the canonical shape, defaults omitted.
  */
-export const questionSchema = z.preprocess(
-  normaliseQuestion,
-  z.object({ ...questionFields, id: questionIdSchema }),
-);
+export const questionSchema = lazySchema(() => questionSchemas().question);
 
 /**
  * A question a tool asks a human mid-turn. The fields are the wire JSON; absent `exclusive` means
@@ -91,7 +94,9 @@ export type Question = z.infer<typeof questionSchema>;
  * {@link defineQuestion} refuses.
  */
 export function decodeQuestion(json: unknown): Result<Question, DecodeError> {
-  return decodeWith(questionSchema, json, "question");
+  const canonical = canonicalQuestion(json, true);
+  if (canonical !== undefined) return ok(canonical);
+  return decodeWith(questionSchemas().question, json, "question");
 }
 
 /**

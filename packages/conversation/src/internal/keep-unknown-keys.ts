@@ -1,5 +1,6 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { setOwn } from "../json.js";
+import { zod } from "./lazy.js";
 
 /**
  * Wraps an object schema so that fields it does not declare survive decoding, while the
@@ -8,13 +9,15 @@ import { setOwn } from "../json.js";
  */
 export function keepUnknownKeys<S extends z.ZodObject>(schema: S, drop: readonly string[] = []) {
   const skip = new Set([...Object.keys(schema.shape), ...drop]);
-  return z.unknown().transform((input, ctx): z.output<S> => {
+  return zod()
+    .unknown()
+    .transform((input, ctx): z.output<S> => {
     const parsed = schema.safeParse(input);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
         ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
       }
-      return z.NEVER;
+      return zod().NEVER;
     }
     const out = parsed.data as Record<string, unknown>;
     const source = input as Record<string, unknown>;

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 
 /** The files of a conversation directory, as bytes (`undefined`: absent). */
 export interface ConversationBytes {
@@ -16,7 +15,8 @@ export interface ConversationBytes {
 export function revisionOf(files: ConversationBytes): string | null {
   const parts = [files.metadata, files.baseConfig, files.events];
   if (parts.every((bytes) => bytes === undefined)) return null;
-  const hash = createHash("sha256");
+  // Loaded on first use: `node:crypto` weighs on the import of the package otherwise.
+  const hash = process.getBuiltinModule("node:crypto").createHash("sha256");
   for (const bytes of parts) {
     if (bytes === undefined) hash.update("absent\n");
     else hash.update(`${bytes.length}\n`).update(bytes);

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { link, lstat, open, rename, rm } from "node:fs/promises";
 import { hostname } from "node:os";
@@ -42,7 +41,7 @@ export async function acquireSaveLock(
   timeoutMs: number,
 ): Promise<Result<SaveLock, StoreError>> {
   const path = join(dir, LOCK_FILE);
-  const token = randomBytes(12).toString("hex");
+  const token = process.getBuiltinModule("node:crypto").randomBytes(12).toString("hex");
   const body = JSON.stringify({
     pid: process.pid,
     host: hostname(),

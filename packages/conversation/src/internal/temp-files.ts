@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { lstat, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { isProcessAlive } from "./process-alive.js";
@@ -12,7 +11,7 @@ const MAX_TEMP_AGE_MS = 60 * 60 * 1000;
 
 /** The temporary name a file is written under before it is renamed into place. */
 export function tempPathFor(path: string): string {
-  return `${path}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
+  return `${path}.tmp-${process.pid}-${process.getBuiltinModule("node:crypto").randomBytes(4).toString("hex")}`;
 }
 
 /**

@@ -8,12 +8,11 @@ import {
   type DetachedMode,
   type Enable,
   type EnableConfig,
-  enableConfigSchema,
+  configSchemas,
   type PromptKind,
   type ResolvedToolConfig,
   type ToolConfig,
   type ToolsConfig,
-  toolsConfigSchema,
 } from "./schema.js";
 
 /** The key of `conversation.tools` that holds the defaults of every tool. */
@@ -83,7 +82,7 @@ function resolveEnable(tool: ToolConfig | undefined, defaults: ToolConfig | unde
 // (`false`, `"off"`): read those forms too, so a disabled tool can never run by accident.
 function tableOf(enable: unknown): EnableConfig | undefined {
   if (enable === undefined) return undefined;
-  const read = enableConfigSchema.safeParse(enable);
+  const read = configSchemas().enable.safeParse(enable);
   // An unreadable value disables rather than enables: failing closed is the safe reading.
   return read.success ? read.data : { state: false };
 }
@@ -104,7 +103,7 @@ export function ownEntry(tools: ToolsConfig, name: string): ToolConfig | undefin
  */
 export function parseToolsConfig(json: unknown): Result<ToolsConfig, ConfigError> {
   try {
-    const parsed = toolsConfigSchema.safeParse(json, { reportInput: true });
+    const parsed = configSchemas().tools.safeParse(json, { reportInput: true });
     if (parsed.success) return ok(parsed.data);
     const [first, ...rest] = parsed.error.issues;
     if (first === undefined) return err(configError([], "is invalid"));

@@ -1,47 +1,131 @@
-import { z } from "zod";
+import type { z } from "zod";
+import { lazy, lazySchema, zod } from "../internal/lazy.js";
 
 // JP's tool configuration (`conversation.tools.<name>`, defaults under `conversation.tools."*"`)
 // as zod schemas. Every field is optional here: these are the *partial* layers (built-in
 // defaults, user config, per-run overrides) that `layerToolConfigs` merges field by field and
-// `resolveToolConfig` turns into a complete {@link ResolvedToolConfig}.
+// `resolveToolConfig` turns into a complete {@link ResolvedToolConfig}. They are built (and zod
+// loaded) on first use.
 
-const jsonValue = z.json();
-
-/** Who may flip a tool's `enable.state` with CLI-style directives (RFD 081). */
-export const allowToggleSchema = z.enum(["any", "never", "if_named", "if_named_or_group"]);
-/** Who may flip a tool's `enable.state`: `any` (default), `never`, `if_named`, `if_named_or_group`. */
-export type AllowToggle = z.infer<typeof allowToggleSchema>;
-
-/** The table form of `enable`: both fields optional in a layer. */
-export const enableTableSchema = z.object({
-  state: z.boolean().optional(),
-  allow_toggle: allowToggleSchema.optional(),
-});
-
-/**
- * `enable` as written: a boolean, a legacy string (`"on"`, `"off"`, `"always"`, `"explicit"`) or
- * the table `{state, allow_toggle}`. Read into the table form.
- */
-export const enableConfigSchema = z
-  .union([z.boolean(), z.enum(["on", "off", "always", "explicit"]), enableTableSchema])
-  .transform((value): z.infer<typeof enableTableSchema> => {
-    switch (value) {
-      case true:
-      case "on":
-        return { state: true, allow_toggle: "any" };
-      case false:
-      case "off":
-        return { state: false, allow_toggle: "any" };
-      case "always":
-        return { state: true, allow_toggle: "never" };
-      case "explicit":
-        return { state: false, allow_toggle: "if_named" };
-      default:
-        return value;
-    }
+function buildConfigSchemas() {
+  const z = zod();
+  const jsonValue = z.json();
+  /** Who may flip a tool's `enable.state` with CLI-style directives (RFD 081). */
+  const allowToggle = z.enum(["any", "never", "if_named", "if_named_or_group"]);
+  /** The table form of `enable`: both fields optional in a layer. */
+  const enableTable = z.object({
+    state: z.boolean().optional(),
+    allow_toggle: allowToggle.optional(),
   });
+  /**
+   * `enable` as written: a boolean, a legacy string (`"on"`, `"off"`, `"always"`, `"explicit"`)
+   * or the table `{state, allow_toggle}`. Read into the table form.
+   */
+  const enable = z
+    .union([z.boolean(), z.enum(["on", "off", "always", "explicit"]), enableTable])
+    .transform((value): z.infer<typeof enableTable> => {
+      switch (value) {
+        case true:
+        case "on":
+          return { state: true, allow_toggle: "any" };
+        case false:
+        case "off":
+          return { state: false, allow_toggle: "any" };
+        case "always":
+          return { state: true, allow_toggle: "never" };
+        case "explicit":
+          return { state: false, allow_toggle: "if_named" };
+        default:
+          return value;
+      }
+    });
+  /** Whether to ask before running a tool: `ask` (default), `unattended`, `edit`, `skip`. */
+  const runMode = z.enum(["ask", "unattended", "edit", "skip"]);
+  /** Whether to ask before delivering a result: `unattended` (default), `ask`, `edit`, `skip`. */
+  const resultMode = z.enum(["unattended", "ask", "edit", "skip"]);
+  /** What to do with a prompt when no human is reachable (RFD 049). */
+  const detachedMode = z.enum(["auto", "defaults", "deny"]);
+  /** `detached` as written: one mode for every prompt kind, or a table per kind. */
+  const detached = z.union([
+    detachedMode,
+    // Strict: `detached = { result = "auto" }` is the naming trap RFD 049 warns about (the prompt
+    // kind is `deliver`); a silently dropped key would leave `deny` in force.
+    z.strictObject({
+      run: detachedMode.optional(),
+      deliver: detachedMode.optional(),
+      tool: detachedMode.optional(),
+    }),
+  ]);
+  /** Who answers a question: `user` (default) or `assistant` (a map is an assistant override). */
+  const questionTarget = z.union([
+    z.enum(["user", "assistant"]),
+    z.record(z.string(), jsonValue),
+  ]);
+  /** Per-question configuration: `conversation.tools.<tool>.questions.<id>`. */
+  const question = z.strictObject({
+    target: questionTarget.optional(),
+    /** A fixed answer: the question is never shown to anyone. Validated against the question. */
+    answer: jsonValue.optional(),
+    /** Display-only "who's asking" header; no effect on routing or recorded provenance. */
+    prompt_label: z.string().optional(),
+    /** Overrides the question's own `exclusive` (cannot lift the secret guard). */
+    exclusive: z.boolean().optional(),
+  });
+  /** How a tool is shown; `hidden` hides its call and result (it still runs and is recorded). */
+  const style = z.looseObject({ hidden: z.boolean().optional() });
+  /** A local command: a string program, or `{program, args?, shell?}`. */
+  const command = z.union([
+    z.string(),
+    z.object({
+      program: z.string(),
+      args: z.array(z.string()).optional(),
+      shell: z.boolean().optional(),
+      /** Names of host environment variables this command receives besides the default allowlist. */
+      env: z.array(z.string()).optional(),
+    }),
+  ]);
+  /** One layer of a tool's configuration (`conversation.tools.<name>` or the `"*"` defaults). */
+  const tool = z.looseObject({
+    source: z.string().optional(),
+    enable: enable.optional(),
+    command: command.optional(),
+    summary: z.string().optional(),
+    description: z.string().optional(),
+    examples: z.string().optional(),
+    parameters: z.record(z.string(), jsonValue).optional(),
+    run: runMode.optional(),
+    result: resultMode.optional(),
+    cancellation_response: z.string().optional(),
+    style: style.optional(),
+    questions: z.record(z.string(), question).optional(),
+    options: z.record(z.string(), jsonValue).optional(),
+    detached: detached.optional(),
+  });
+  return {
+    allowToggle,
+    enable,
+    runMode,
+    resultMode,
+    detachedMode,
+    detached,
+    questionTarget,
+    question,
+    style,
+    command,
+    tool,
+    /** `conversation.tools`: tool name → layer, with the defaults of every tool under `"*"`. */
+    tools: z.record(z.string(), tool),
+  };
+}
+
+/** The zod schemas of the tool configuration, built (and zod loaded) on first use. */
+export const configSchemas = lazy(buildConfigSchemas);
+type Schemas = ReturnType<typeof buildConfigSchemas>;
+
+/** Who may flip a tool's `enable.state`: `any` (default), `never`, `if_named`, `if_named_or_group`. */
+export type AllowToggle = z.infer<Schemas["allowToggle"]>;
 /** `enable` in table form, as stored after reading any of its written forms. */
-export type EnableConfig = z.output<typeof enableConfigSchema>;
+export type EnableConfig = z.output<Schemas["enable"]>;
 
 /** The resolved `enable`: whether the tool is on, and who may toggle it. */
 export interface Enable {
@@ -49,102 +133,36 @@ export interface Enable {
   readonly allow_toggle: AllowToggle;
 }
 
-/** Whether to ask before running a tool: `ask` (default), `unattended`, `edit`, `skip`. */
-export const runModeSchema = z.enum(["ask", "unattended", "edit", "skip"]);
 /** Whether to ask before running a tool. */
-export type RunMode = z.infer<typeof runModeSchema>;
-
-/** Whether to ask before delivering a result: `unattended` (default), `ask`, `edit`, `skip`. */
-export const resultModeSchema = z.enum(["unattended", "ask", "edit", "skip"]);
+export type RunMode = z.infer<Schemas["runMode"]>;
 /** Whether to ask before delivering a tool's result to the assistant. */
-export type ResultMode = z.infer<typeof resultModeSchema>;
-
-/** What to do with a prompt when no human is reachable (RFD 049). */
-export const detachedModeSchema = z.enum(["auto", "defaults", "deny"]);
+export type ResultMode = z.infer<Schemas["resultMode"]>;
 /** What to do with a prompt when no human is reachable: `auto`, `defaults` or `deny`. */
-export type DetachedMode = z.infer<typeof detachedModeSchema>;
+export type DetachedMode = z.infer<Schemas["detachedMode"]>;
 
 /** The prompt kinds a detached policy is set for. */
 export type PromptKind = "run" | "deliver" | "tool";
 
-/** `detached` as written: one mode for every prompt kind, or a table per kind. */
-export const detachedConfigSchema = z.union([
-  detachedModeSchema,
-  // Strict: `detached = { result = "auto" }` is the naming trap RFD 049 warns about (the prompt
-  // kind is `deliver`); a silently dropped key would leave `deny` in force.
-  z.strictObject({
-    run: detachedModeSchema.optional(),
-    deliver: detachedModeSchema.optional(),
-    tool: detachedModeSchema.optional(),
-  }),
-]);
 /** `detached` as written: a scalar for every kind, or `{run?, deliver?, tool?}`. */
-export type DetachedConfig = z.infer<typeof detachedConfigSchema>;
-
-/** Who answers a question: `user` (default) or `assistant` (a map is an assistant override). */
-export const questionTargetSchema = z.union([
-  z.enum(["user", "assistant"]),
-  z.record(z.string(), jsonValue),
-]);
+export type DetachedConfig = z.infer<Schemas["detached"]>;
 /** `"user"`, `"assistant"`, or a map of assistant overrides (meaning `assistant`). */
-export type QuestionTarget = z.infer<typeof questionTargetSchema>;
-
-/** Per-question configuration: `conversation.tools.<tool>.questions.<id>`. */
-export const questionConfigSchema = z.strictObject({
-  target: questionTargetSchema.optional(),
-  /** A fixed answer: the question is never shown to anyone. Validated against the question. */
-  answer: jsonValue.optional(),
-  /** Display-only "who's asking" header; no effect on routing or recorded provenance. */
-  prompt_label: z.string().optional(),
-  /** Overrides the question's own `exclusive` (cannot lift the secret guard). */
-  exclusive: z.boolean().optional(),
-});
+export type QuestionTarget = z.infer<Schemas["questionTarget"]>;
 /** Per-question configuration. */
-export type QuestionConfig = z.infer<typeof questionConfigSchema>;
-
-/** How a tool is shown; `hidden` hides its call and result (it still runs and is recorded). */
-export const styleConfigSchema = z.looseObject({ hidden: z.boolean().optional() });
+export type QuestionConfig = z.infer<Schemas["question"]>;
 /** How a tool is shown. Fields besides `hidden` are kept for hosts that render them. */
-export type StyleConfig = z.infer<typeof styleConfigSchema>;
-
-/** A local command: a string program, or `{program, args?, shell?}`. */
-export const commandConfigSchema = z.union([
-  z.string(),
-  z.object({
-    program: z.string(),
-    args: z.array(z.string()).optional(),
-    shell: z.boolean().optional(),
-    /** Names of host environment variables this command receives besides the default allowlist. */
-    env: z.array(z.string()).optional(),
-  }),
-]);
+export type StyleConfig = z.infer<Schemas["style"]>;
 /** A local command to run for a tool. */
-export type CommandConfig = z.infer<typeof commandConfigSchema>;
+export type CommandConfig = z.infer<Schemas["command"]>;
 
 /** One layer of a tool's configuration (`conversation.tools.<name>` or the `"*"` defaults). */
-export const toolConfigSchema = z.looseObject({
-  source: z.string().optional(),
-  enable: enableConfigSchema.optional(),
-  command: commandConfigSchema.optional(),
-  summary: z.string().optional(),
-  description: z.string().optional(),
-  examples: z.string().optional(),
-  parameters: z.record(z.string(), jsonValue).optional(),
-  run: runModeSchema.optional(),
-  result: resultModeSchema.optional(),
-  cancellation_response: z.string().optional(),
-  style: styleConfigSchema.optional(),
-  questions: z.record(z.string(), questionConfigSchema).optional(),
-  options: z.record(z.string(), jsonValue).optional(),
-  detached: detachedConfigSchema.optional(),
-});
+export const toolConfigSchema = lazySchema(() => configSchemas().tool);
 /** One layer of a tool's configuration. */
-export type ToolConfig = z.output<typeof toolConfigSchema>;
+export type ToolConfig = z.output<Schemas["tool"]>;
 
 /** `conversation.tools`: tool name → layer, with the defaults of every tool under `"*"`. */
-export const toolsConfigSchema = z.record(z.string(), toolConfigSchema);
+export const toolsConfigSchema = lazySchema(() => configSchemas().tools);
 /** `conversation.tools`: tool name → configuration layer; `"*"` holds the defaults. */
-export type ToolsConfig = z.output<typeof toolsConfigSchema>;
+export type ToolsConfig = z.output<Schemas["tools"]>;
 
 /** JP's canned answer for a tool call the user rejected. */
 export const DEFAULT_CANCELLATION_RESPONSE =

@@ -6,7 +6,6 @@ import {
   SUSPENDED_CALL_METADATA_KEY,
 } from "@jp/conversation";
 import { questionSchema } from "@jp/tool";
-import { z } from "zod";
 import type { FormProgress } from "../backends/executor.js";
 import type {
   DeliverReply,
@@ -15,6 +14,7 @@ import type {
   QuestionReply,
 } from "../backends/prompt-backend.js";
 import type { WalkJson } from "../coordinator/answer-walk.js";
+import { lazy, zod } from "../internal/lazy.js";
 import type { TurnStateJson } from "../turn-state.js";
 
 // A suspended prompt is kept in the conversation itself: in the `metadata` of its tool call's
@@ -28,86 +28,90 @@ export const PENDING_METADATA_KEY = SUSPENDED_CALL_METADATA_KEY;
 /** The version of {@link PendingMarker}'s shape. */
 export const PENDING_MARKER_VERSION = 1;
 
-const json = z.json();
-const jsonObject = z.record(z.string(), json);
+// Built (and zod loaded) on first use: only a conversation with suspended prompts needs it.
+const markerSchema = lazy(() => {
+  const z = zod();
+  const json = z.json();
+  const jsonObject = z.record(z.string(), json);
 
-const controlsSchema = z.object({
-  remember: z.boolean(),
-  back: z.boolean(),
-  reply: z.boolean(),
-  end_turn: z.boolean(),
-});
-const progressSchema = z.object({ index: z.number().int(), total: z.number().int() });
+  const controlsSchema = z.object({
+    remember: z.boolean(),
+    back: z.boolean(),
+    reply: z.boolean(),
+    end_turn: z.boolean(),
+  });
+  const progressSchema = z.object({ index: z.number().int(), total: z.number().int() });
 
-const questionRequestSchema = z.looseObject({
-  kind: z.literal("question"),
-  tool_name: z.string(),
-  tool_call_id: z.string(),
-  inquiry_id: z.string(),
-  question: questionSchema,
-  prompt_label: z.string().optional(),
-  progress: progressSchema.optional(),
-  controls: controlsSchema,
-  initial: json.optional(),
-  error: z.string().optional(),
-});
-const permissionRequestSchema = z.looseObject({
-  kind: z.literal("permission"),
-  tool_name: z.string(),
-  tool_call_id: z.string(),
-  tool_source: z.string().optional(),
-  arguments: jsonObject,
-  mode: z.enum(["ask", "edit"]),
-});
-const deliverRequestSchema = z.looseObject({
-  kind: z.literal("deliver"),
-  tool_name: z.string(),
-  tool_call_id: z.string(),
-  content: z.string(),
-  is_error: z.boolean(),
-  mode: z.enum(["ask", "edit"]),
-});
+  const questionRequestSchema = z.looseObject({
+    kind: z.literal("question"),
+    tool_name: z.string(),
+    tool_call_id: z.string(),
+    inquiry_id: z.string(),
+    question: questionSchema,
+    prompt_label: z.string().optional(),
+    progress: progressSchema.optional(),
+    controls: controlsSchema,
+    initial: json.optional(),
+    error: z.string().optional(),
+  });
+  const permissionRequestSchema = z.looseObject({
+    kind: z.literal("permission"),
+    tool_name: z.string(),
+    tool_call_id: z.string(),
+    tool_source: z.string().optional(),
+    arguments: jsonObject,
+    mode: z.enum(["ask", "edit"]),
+  });
+  const deliverRequestSchema = z.looseObject({
+    kind: z.literal("deliver"),
+    tool_name: z.string(),
+    tool_call_id: z.string(),
+    content: z.string(),
+    is_error: z.boolean(),
+    mode: z.enum(["ask", "edit"]),
+  });
 
-const replySchema = z.looseObject({ type: z.string() });
+  const replySchema = z.looseObject({ type: z.string() });
 
-const markerSchema = z.looseObject({
-  v: z.literal(PENDING_MARKER_VERSION),
-  prompt_id: z.string(),
-  seq: z.number().int().optional(),
-  request: z.discriminatedUnion("kind", [
-    questionRequestSchema,
-    permissionRequestSchema,
-    deliverRequestSchema,
-  ]),
-  source: z.looseObject({ source: z.string() }).optional(),
-  form: progressSchema.optional(),
-  arguments: jsonObject.optional(),
-  walk: z
-    .object({
-      answers: z.array(
-        z.object({
-          id: z.string(),
-          value: json.optional(),
-          prompted: z.boolean(),
-          secret: z.boolean(),
-        }),
-      ),
-      prefill: z.array(z.tuple([z.string(), json])),
-    })
-    .optional(),
-  asked: z.number().int().optional(),
-  turn: z
-    .object({
-      remembered_tool_answers: jsonObject,
-      remembered_permission_decisions: z.record(z.string(), z.boolean()),
-      attempts: z.array(z.tuple([z.string(), z.string(), z.number().int()])),
-    })
-    .optional(),
-  suspended_at: z.string(),
-  deadline: z.string().optional(),
-  reply: replySchema.optional(),
-  answered_at: z.string().optional(),
-  claim: z.object({ owner: z.string(), until: z.string() }).optional(),
+  return z.looseObject({
+    v: z.literal(PENDING_MARKER_VERSION),
+    prompt_id: z.string(),
+    seq: z.number().int().optional(),
+    request: z.discriminatedUnion("kind", [
+      questionRequestSchema,
+      permissionRequestSchema,
+      deliverRequestSchema,
+    ]),
+    source: z.looseObject({ source: z.string() }).optional(),
+    form: progressSchema.optional(),
+    arguments: jsonObject.optional(),
+    walk: z
+      .object({
+        answers: z.array(
+          z.object({
+            id: z.string(),
+            value: json.optional(),
+            prompted: z.boolean(),
+            secret: z.boolean(),
+          }),
+        ),
+        prefill: z.array(z.tuple([z.string(), json])),
+      })
+      .optional(),
+    asked: z.number().int().optional(),
+    turn: z
+      .object({
+        remembered_tool_answers: jsonObject,
+        remembered_permission_decisions: z.record(z.string(), z.boolean()),
+        attempts: z.array(z.tuple([z.string(), z.string(), z.number().int()])),
+      })
+      .optional(),
+    suspended_at: z.string(),
+    deadline: z.string().optional(),
+    reply: replySchema.optional(),
+    answered_at: z.string().optional(),
+    claim: z.object({ owner: z.string(), until: z.string() }).optional(),
+  });
 });
 
 /** Any reply a suspended prompt can hold, by kind. */
@@ -170,7 +174,7 @@ export function readMarker(event: StreamEvent): PendingMarker | undefined {
   if (event.type !== "tool_call_request") return undefined;
   const metadata = (event as { metadata?: JsonObject }).metadata;
   if (metadata === undefined || !Object.hasOwn(metadata, PENDING_METADATA_KEY)) return undefined;
-  const parsed = markerSchema.safeParse(metadata[PENDING_METADATA_KEY]);
+  const parsed = markerSchema().safeParse(metadata[PENDING_METADATA_KEY]);
   return parsed.success ? (parsed.data as unknown as PendingMarker) : undefined;
 }
 

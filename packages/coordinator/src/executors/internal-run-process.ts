@@ -1,4 +1,4 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 
 // Not part of the public API: runs one child process with bounded output, stdin and cancellation.
 
@@ -66,7 +66,8 @@ class ProcessWatch {
     const { program, args, shell, cwd, env, stdin, signal } = this.#spec;
     let child: ChildProcessWithoutNullStreams;
     try {
-      child = spawn(program, [...args], {
+      // Loaded on first use: `node:child_process` weighs on the import of the package otherwise.
+      child = process.getBuiltinModule("node:child_process").spawn(program, [...args], {
         cwd,
         env,
         shell,

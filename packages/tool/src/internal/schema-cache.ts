@@ -1,8 +1,9 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
+import type { Ajv2020 } from "ajv/dist/2020.js";
+import type addFormats from "ajv-formats";
 import type { JsonValue } from "../json.js";
 import { describeJson } from "./describe.js";
+import { requireModule } from "./lazy.js";
 import { stableStringify } from "./stable-json.js";
 
 /** A schema compiled once: its validator, or the reason it does not compile. */
@@ -40,16 +41,19 @@ let draft2020: Ajv2020 | undefined;
 function ajvFor(schema: { [key: string]: JsonValue }): Ajv | Ajv2020 {
   const dialect = schema.$schema;
   if (typeof dialect === "string" && dialect.includes("draft-07")) {
-    draft07 ??= withFormats(new Ajv(AJV_OPTIONS));
+    draft07 ??= withFormats(new (requireModule<{ Ajv: typeof Ajv }>("ajv").Ajv)(AJV_OPTIONS));
     return draft07;
   }
-  draft2020 ??= withFormats(new Ajv2020(AJV_OPTIONS));
+  draft2020 ??= withFormats(
+    new (requireModule<{ Ajv2020: typeof Ajv2020 }>("ajv/dist/2020.js").Ajv2020)(AJV_OPTIONS),
+  );
   return draft2020;
 }
 
+// Ajv and its formats are loaded with the first schema compiled (see lazy.ts): most programs
+// never check a `schema` answer, and loading them would double the package's import time.
 function withFormats<A extends Ajv | Ajv2020>(ajv: A): A {
-  // ajv-formats is CommonJS with a `default` property; see the toolchain notes on the interop.
-  addFormats.default(ajv);
+  requireModule<typeof addFormats>("ajv-formats").default(ajv);
   return ajv;
 }
 
