@@ -12,16 +12,16 @@ export function keepUnknownKeys<S extends z.ZodObject>(schema: S, drop: readonly
   return zod()
     .unknown()
     .transform((input, ctx): z.output<S> => {
-    const parsed = schema.safeParse(input);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) {
-        ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
+      const parsed = schema.safeParse(input);
+      if (!parsed.success) {
+        for (const issue of parsed.error.issues) {
+          ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
+        }
+        return zod().NEVER;
       }
-      return zod().NEVER;
-    }
-    const out = parsed.data as Record<string, unknown>;
-    const source = input as Record<string, unknown>;
-    for (const key in source) if (!skip.has(key)) setOwn(out, key, source[key]);
-    return out as z.output<S>;
-  });
+      const out = parsed.data as Record<string, unknown>;
+      const source = input as Record<string, unknown>;
+      for (const key in source) if (!skip.has(key)) setOwn(out, key, source[key]);
+      return out as z.output<S>;
+    });
 }

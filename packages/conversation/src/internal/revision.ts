@@ -1,4 +1,3 @@
-
 /** The files of a conversation directory, as bytes (`undefined`: absent). */
 export interface ConversationBytes {
   readonly metadata: Buffer | undefined;

@@ -4,11 +4,11 @@ import type { z } from "zod";
 import { PROMPT_KINDS, resolveDetached } from "./detached.js";
 import type { ConfigError } from "./errors.js";
 import {
+  configSchemas,
   DEFAULT_CANCELLATION_RESPONSE,
   type DetachedMode,
   type Enable,
   type EnableConfig,
-  configSchemas,
   type PromptKind,
   type ResolvedToolConfig,
   type ToolConfig,

@@ -57,10 +57,7 @@ function buildConfigSchemas() {
     }),
   ]);
   /** Who answers a question: `user` (default) or `assistant` (a map is an assistant override). */
-  const questionTarget = z.union([
-    z.enum(["user", "assistant"]),
-    z.record(z.string(), jsonValue),
-  ]);
+  const questionTarget = z.union([z.enum(["user", "assistant"]), z.record(z.string(), jsonValue)]);
   /** Per-question configuration: `conversation.tools.<tool>.questions.<id>`. */
   const question = z.strictObject({
     target: questionTarget.optional(),
