@@ -66,6 +66,7 @@ export {
   toolConfigSchema,
   toolsConfigSchema,
 } from "./config/schema.js";
+export { answersAddedSince } from "./coordinator/answers-view.js";
 export type {
   CoordinatorEvents,
   PromptOutcome,

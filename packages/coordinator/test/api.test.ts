@@ -20,6 +20,7 @@ describe("the public API of @jp/coordinator", () => {
       "TurnState",
       "answerPendingPrompt",
       "answerPendingPromptInStore",
+      "answersAddedSince",
       "applyToggleDirectives",
       "builtinExecutor",
       "builtinExecutorSource",

@@ -1,8 +1,9 @@
 import type { JsonValue } from "@jp/conversation";
 import type { Answers } from "../backends/executor.js";
+import { AnswerLog, answersView } from "./answers-view.js";
 
-interface Entry {
-  readonly value: JsonValue;
+/** How an answer was given. */
+interface Given {
   /** Answered by a human at a prompt (only those can be gone back to). */
   readonly prompted: boolean;
   readonly secret: boolean;
@@ -25,27 +26,42 @@ export interface WalkJson {
 /**
  * The answers one tool call has collected, in the order they were given (for a form, the form's
  * order). Latest answer wins; going back drops the last human answer and everything after it.
+ * Recording an answer and handing the answers to the tool's next pass cost the same at the
+ * thousandth answer as at the first.
  */
 export class AnswerWalk {
-  readonly #entries = new Map<string, Entry>();
+  // The answers, as an append-only log that the views handed to the tool share. Going back or
+  // replacing an answer starts a new log, so an earlier pass's answers never change under it.
+  #log = new AnswerLog();
+  #given: Given[] = [];
+  /** How many answers in the log were given at a prompt. */
+  #prompted = 0;
   readonly #prefill = new Map<string, JsonValue>();
 
-  /** The answers as the tool receives them. */
+  /** How many answers the walk holds. */
+  get size(): number {
+    return this.#given.length;
+  }
+
+  /** The answers as the tool receives them: a view that later answers do not change. */
   snapshot(): Answers {
-    return ownEntries([...this.#entries].map(([id, entry]) => [id, entry.value]));
+    return answersView(this.#log, this.#given.length);
   }
 
   /** Records an answer; a re-answered question moves to the end of the order. */
-  set(id: string, value: JsonValue, meta: { prompted: boolean; secret: boolean }): void {
-    this.#entries.delete(id);
-    this.#entries.set(id, { value, ...meta });
+  set(id: string, value: JsonValue, meta: Given): void {
+    if (this.#log.positionOf(id, this.#given.length) !== undefined) {
+      this.#keep((other) => other !== id);
+    }
+    this.#log.push(id, value);
+    this.#given.push({ prompted: meta.prompted, secret: meta.secret });
+    if (meta.prompted) this.#prompted++;
     this.#prefill.delete(id);
   }
 
   /** Whether there is a human answer to go back to. */
   canGoBack(): boolean {
-    for (const entry of this.#entries.values()) if (entry.prompted) return true;
-    return false;
+    return this.#prompted > 0;
   }
 
   /**
@@ -53,22 +69,46 @@ export class AnswerWalk {
    * pre-fill its question when it is asked again (never a secret's).
    */
   back(): void {
-    const ids = [...this.#entries.keys()];
-    let from = -1;
-    ids.forEach((id, i) => {
-      if (this.#entries.get(id)?.prompted === true) from = i;
-    });
+    let from = this.#given.length - 1;
+    while (from >= 0 && this.#given[from]?.prompted !== true) from--;
     if (from === -1) return;
-    for (const id of ids.slice(from)) {
-      const entry = this.#entries.get(id);
-      if (entry !== undefined && !entry.secret) this.#prefill.set(id, entry.value);
-      this.#entries.delete(id);
+    for (let i = from; i < this.#given.length; i++) {
+      if (this.#given[i]?.secret !== true) {
+        this.#prefill.set(this.#log.ids[i] as string, this.#log.values[i] as JsonValue);
+      }
     }
+    this.#keep((_, i) => i < from);
+  }
+
+  // Starts a new log with the answers that `keep` keeps, in their order.
+  #keep(keep: (id: string, index: number) => boolean): void {
+    const log = new AnswerLog();
+    const given: Given[] = [];
+    let prompted = 0;
+    for (let i = 0; i < this.#given.length; i++) {
+      const id = this.#log.ids[i] as string;
+      const meta = this.#given[i] as Given;
+      if (!keep(id, i)) continue;
+      log.push(id, this.#log.values[i] as JsonValue);
+      given.push(meta);
+      if (meta.prompted) prompted++;
+    }
+    this.#log = log;
+    this.#given = given;
+    this.#prompted = prompted;
   }
 
   /** The earlier answer to pre-fill when `id` is asked again after going back. */
   prefillFor(id: string): JsonValue | undefined {
     return this.#prefill.get(id);
+  }
+
+  #entries(): { id: string; value: JsonValue; prompted: boolean; secret: boolean }[] {
+    return this.#given.map((meta, i) => ({
+      id: this.#log.ids[i] as string,
+      value: this.#log.values[i] as JsonValue,
+      ...meta,
+    }));
   }
 
   /**
@@ -77,10 +117,8 @@ export class AnswerWalk {
    */
   toJSON(): WalkJson {
     return {
-      answers: [...this.#entries].map(([id, entry]) =>
-        entry.secret
-          ? { id, prompted: entry.prompted, secret: true }
-          : { id, value: entry.value, prompted: entry.prompted, secret: false },
+      answers: this.#entries().map(({ id, value, prompted, secret }) =>
+        secret ? { id, prompted, secret: true } : { id, value, prompted, secret: false },
       ),
       prefill: [...this.#prefill],
     };
@@ -91,7 +129,7 @@ export class AnswerWalk {
     const walk = new AnswerWalk();
     for (const entry of json.answers) {
       if (entry.secret || entry.value === undefined) continue;
-      walk.#entries.set(entry.id, { value: entry.value, prompted: entry.prompted, secret: false });
+      walk.set(entry.id, entry.value, { prompted: entry.prompted, secret: false });
     }
     for (const [id, value] of json.prefill) walk.#prefill.set(id, value);
     return walk;
@@ -99,17 +137,19 @@ export class AnswerWalk {
 
   /** The answers so far without secrets, for a result the model will read. */
   disclosable(): Record<string, JsonValue> {
-    const open = [...this.#entries].filter(([, entry]) => !entry.secret);
-    return ownEntries(open.map(([id, entry]) => [id, entry.value]));
+    const out: Record<string, JsonValue> = {};
+    for (const { id, value, secret } of this.#entries()) {
+      // Question ids come from tools (and through ask_user from the model): an id such as
+      // "__proto__" must become an own key, which plain assignment would not make.
+      if (!secret) {
+        Object.defineProperty(out, id, {
+          value,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+    }
+    return out;
   }
-}
-
-// Question ids come from tools (and through ask_user from the model): an id such as "__proto__"
-// must become an own key, which plain assignment would not make.
-function ownEntries(entries: readonly (readonly [string, JsonValue])[]): Record<string, JsonValue> {
-  const out: Record<string, JsonValue> = {};
-  for (const [id, value] of entries) {
-    Object.defineProperty(out, id, { value, enumerable: true, writable: true, configurable: true });
-  }
-  return out;
 }

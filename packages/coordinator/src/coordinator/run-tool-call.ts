@@ -174,17 +174,20 @@ async function passes(
     source: "coordinator",
     outcome: finish({ content, is_error }, endTurn),
   });
+  // The size of the form the last question belonged to (see `uncounted`).
+  let formTotal: number | undefined;
   for (let asked = resume?.asked ?? 0; ; asked++) {
     if (ctx.signal.aborted) return stopped(ctx);
-    if (asked > maxQuestions) {
+    let result: Awaited<ReturnType<Executor["execute"]>>;
+    const resumed = pending;
+    pending = undefined;
+    // A resumed question passed this check before it was left pending.
+    if (resumed === undefined && asked - uncounted(walk, formTotal) > maxQuestions) {
       return stop(
         executionFailedMessage(call.name, `asked more than ${maxQuestions} questions`),
         true,
       );
     }
-    let result: Awaited<ReturnType<Executor["execute"]>>;
-    const resumed = pending;
-    pending = undefined;
     if (resumed !== undefined && resumed.request.kind === "question") {
       result = {
         type: "needs_input",
@@ -207,6 +210,7 @@ async function passes(
       return { source: "tool", outcome: finish({ content, is_error: result.is_error }) };
     }
     state("awaiting_input");
+    formTotal = result.form?.total;
     const at =
       resumed?.request.kind === "question"
         ? {
@@ -236,4 +240,14 @@ async function passes(
       walk.set(result.question.id, answered.value, { prompted: answered.prompted, secret });
     }
   }
+}
+
+/**
+ * How many of a call's questions do not count towards its limit: the answers it holds to a
+ * form's questions, up to the form's size. The limit stops a tool stuck asking again, so each
+ * question of a long form counts once, while asking again (after Back, or the same question
+ * over and over) still counts every time; a tool that is not a form counts every question.
+ */
+function uncounted(walk: AnswerWalk, formTotal: number | undefined): number {
+  return formTotal === undefined ? 0 : Math.min(walk.size, formTotal);
 }

@@ -63,7 +63,13 @@ export interface ToolCoordinatorOptions {
   readonly inquiries?: InquiryBackend;
   /** `--non-interactive`: behave as if no human were reachable, even with a terminal. */
   readonly nonInteractive?: boolean;
-  /** A tool call that asks more questions than this fails (a tool stuck re-asking). */
+  /**
+   * A tool call that asks more questions than this fails: the limit stops a tool stuck asking
+   * again (default 256). Each question of a form (a tool that reports `form` progress) counts once
+   * while the call holds its answer, up to the form's size, so a form of any size can be answered
+   * in full; a question asked again (after Back, or the same one over and over) counts every time,
+   * and so does every question of a tool that is not a form. The count holds across suspensions.
+   */
   readonly maxQuestionsPerCall?: number;
 }
 

@@ -1,0 +1,184 @@
+import { inspect } from "node:util";
+import type { JsonValue } from "@jp/conversation";
+import type { Answers } from "../backends/executor.js";
+
+/**
+ * The answers of one tool call in the order they were given: appended to, never changed. A walk
+ * that takes an answer back or replaces one starts a new log, so every view of an older log keeps
+ * seeing what it saw.
+ */
+export class AnswerLog {
+  readonly ids: string[] = [];
+  readonly values: JsonValue[] = [];
+  readonly #positions = new Map<string, number>();
+
+  /** Appends an answer to a question the log does not hold yet. */
+  push(id: string, value: JsonValue): void {
+    this.#positions.set(id, this.ids.length);
+    this.ids.push(id);
+    this.values.push(value);
+  }
+
+  /** The position of `id`'s answer, if it is among the first `length` answers. */
+  positionOf(id: string, length: number): number | undefined {
+    const at = this.#positions.get(id);
+    return at !== undefined && at < length ? at : undefined;
+  }
+}
+
+// The views handed out, so that a tool can ask what was answered between two of its passes.
+const views = new WeakMap<object, ViewHandler>();
+
+/**
+ * The first `length` answers of `log` as an ordinary-looking object (`answers.q`, `Object.hasOwn`,
+ * `Object.keys`, `JSON.stringify`, spreading), made in constant time however many answers a call
+ * has collected. A tool that writes to it gets a plain copy in its place, as if it had been one
+ * all along; only `structuredClone` tells it apart (copy it with `{ ...answers }` first).
+ */
+export function answersView(log: AnswerLog, length: number): Answers {
+  const target = Object.create(VIEW_PROTOTYPE) as Record<string, JsonValue>;
+  const handler = new ViewHandler(log, length);
+  const view = new Proxy(target, handler);
+  views.set(view, handler);
+  return view;
+}
+
+/**
+ * The question ids answered since `earlier`, in the order they were answered, when `answers`
+ * holds every answer `earlier` held, unchanged, and those: both must be answers the coordinator
+ * gave the same tool call, `earlier` on an earlier pass. `undefined` otherwise (an answer was
+ * taken back with Back or replaced, or either object did not come from the coordinator).
+ * Costs the number of ids returned, so a tool walking a long form can pick up where it stood.
+ *
+ * @example
+ * const added = answersAddedSince(answers, previous); // ["q41"] after one more answer
+ */
+export function answersAddedSince(answers: Answers, earlier: Answers): string[] | undefined {
+  const now = views.get(answers)?.shown();
+  const then = views.get(earlier)?.shown();
+  if (now === undefined || then === undefined || now.log !== then.log) return undefined;
+  if (then.length > now.length) return undefined;
+  return now.log.ids.slice(then.length, now.length);
+}
+
+// Only reads are answered from the log. The first write of any kind copies the answers onto the
+// proxy's target, which from then on is an ordinary object that every trap forwards to.
+class ViewHandler implements ProxyHandler<Record<string, JsonValue>> {
+  #log: AnswerLog | undefined;
+  readonly #length: number;
+
+  constructor(log: AnswerLog, length: number) {
+    this.#log = log;
+    this.#length = length;
+  }
+
+  /** What the view shows, while it is still a view of the log (no tool wrote to it). */
+  shown(): { readonly log: AnswerLog; readonly length: number } | undefined {
+    return this.#log === undefined ? undefined : { log: this.#log, length: this.#length };
+  }
+
+  #at(key: string | symbol): number | undefined {
+    return typeof key === "string" ? this.#log?.positionOf(key, this.#length) : undefined;
+  }
+
+  get(target: Record<string, JsonValue>, key: string | symbol, receiver: unknown): unknown {
+    if (this.#log === undefined) return Reflect.get(target, key, receiver);
+    const at = this.#at(key);
+    if (at !== undefined) return this.#log.values[at];
+    // Object.prototype's members, never the view's own machinery.
+    return key === inspect.custom ? undefined : Reflect.get(Object.prototype, key, receiver);
+  }
+
+  has(target: Record<string, JsonValue>, key: string | symbol): boolean {
+    if (this.#log === undefined) return Reflect.has(target, key);
+    return this.#at(key) !== undefined || key in Object.prototype;
+  }
+
+  ownKeys(target: Record<string, JsonValue>): (string | symbol)[] {
+    const log = this.#log;
+    if (log === undefined) return Reflect.ownKeys(target);
+    return ordinaryKeyOrder(log.ids.slice(0, this.#length));
+  }
+
+  getOwnPropertyDescriptor(
+    target: Record<string, JsonValue>,
+    key: string | symbol,
+  ): PropertyDescriptor | undefined {
+    if (this.#log === undefined) return Reflect.getOwnPropertyDescriptor(target, key);
+    const at = this.#at(key);
+    if (at === undefined) return undefined;
+    return { value: this.#log.values[at], writable: true, enumerable: true, configurable: true };
+  }
+
+  getPrototypeOf(target: Record<string, JsonValue>): object | null {
+    return this.#log === undefined ? Reflect.getPrototypeOf(target) : Object.prototype;
+  }
+
+  set(target: Record<string, JsonValue>, key: string | symbol, value: unknown, receiver: unknown) {
+    this.#materialize(target);
+    return Reflect.set(target, key, value, receiver);
+  }
+
+  defineProperty(
+    target: Record<string, JsonValue>,
+    key: string | symbol,
+    descriptor: PropertyDescriptor,
+  ): boolean {
+    this.#materialize(target);
+    return Reflect.defineProperty(target, key, descriptor);
+  }
+
+  deleteProperty(target: Record<string, JsonValue>, key: string | symbol): boolean {
+    this.#materialize(target);
+    return Reflect.deleteProperty(target, key);
+  }
+
+  preventExtensions(target: Record<string, JsonValue>): boolean {
+    this.#materialize(target);
+    return Reflect.preventExtensions(target);
+  }
+
+  setPrototypeOf(target: Record<string, JsonValue>, prototype: object | null): boolean {
+    this.#materialize(target);
+    return Reflect.setPrototypeOf(target, prototype);
+  }
+
+  // Turns the target into the plain object the view stood for; the log is no longer consulted.
+  #materialize(target: Record<string, JsonValue>): void {
+    const log = this.#log;
+    if (log === undefined) return;
+    Object.setPrototypeOf(target, Object.prototype);
+    for (let i = 0; i < this.#length; i++) {
+      Object.defineProperty(target, log.ids[i] as string, {
+        value: log.values[i],
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+    }
+    this.#log = undefined;
+  }
+}
+
+// Node.js prints a proxy by inspecting its target: the target's prototype renders the answers.
+const VIEW_PROTOTYPE = Object.create(Object.prototype, {
+  [inspect.custom]: {
+    value(this: object, depth: number, options: object) {
+      return inspect({ ...this }, { ...options, depth });
+    },
+  },
+}) as object;
+
+// Property keys in the order an ordinary object lists them: array indices ascending, then the
+// other keys in the order they were added.
+function ordinaryKeyOrder(ids: string[]): string[] {
+  const indices = ids.filter(isArrayIndex);
+  if (indices.length === 0) return ids;
+  indices.sort((a, b) => Number(a) - Number(b));
+  return [...indices, ...ids.filter((id) => !isArrayIndex(id))];
+}
+
+function isArrayIndex(key: string): boolean {
+  if (!/^(?:0|[1-9]\d*)$/.test(key)) return false;
+  return Number(key) < 2 ** 32 - 1;
+}

@@ -1,0 +1,162 @@
+import { inspect } from "node:util";
+import { describe, expect, it } from "vitest";
+import { AnswerWalk } from "../../src/coordinator/answer-walk.js";
+import { answersAddedSince } from "../../src/index.js";
+
+const human = { prompted: true, secret: false };
+const configured = { prompted: false, secret: false };
+
+function walkOf(...ids: string[]): AnswerWalk {
+  const walk = new AnswerWalk();
+  for (const id of ids) walk.set(id, `${id}!`, human);
+  return walk;
+}
+
+describe("AnswerWalk.snapshot", () => {
+  it("reads like a plain object of the answers, in the order given", () => {
+    const answers = walkOf("b", "a", "c").snapshot();
+    expect(answers).toStrictEqual({ b: "b!", a: "a!", c: "c!" });
+    expect(Object.keys(answers)).toEqual(["b", "a", "c"]);
+    expect(JSON.stringify(answers)).toBe('{"b":"b!","a":"a!","c":"c!"}');
+    expect({ ...answers }).toStrictEqual({ b: "b!", a: "a!", c: "c!" });
+    expect(Object.hasOwn(answers, "a")).toBe(true);
+    expect(Object.hasOwn(answers, "toString")).toBe(false);
+    expect("a" in answers && "toString" in answers && !("d" in answers)).toBe(true);
+    expect(answers.d).toBeUndefined();
+    expect(Object.getPrototypeOf(answers)).toBe(Object.prototype);
+    expect(String(answers)).toBe("[object Object]");
+  });
+
+  it("lists array-index ids first, as an object does", () => {
+    const answers = walkOf("b", "10", "a", "2").snapshot();
+    expect(Object.keys(answers)).toEqual(Object.keys({ b: 1, 10: 1, a: 1, 2: 1 }));
+  });
+
+  it("keeps ids such as __proto__ and constructor as its own answers", () => {
+    const answers = walkOf("__proto__", "constructor").snapshot();
+    expect(Object.hasOwn(answers, "__proto__")).toBe(true);
+    expect(answers.constructor).toBe("constructor!");
+    expect(JSON.parse(JSON.stringify(answers))).toEqual(
+      JSON.parse('{"__proto__":"__proto__!","constructor":"constructor!"}'),
+    );
+  });
+
+  it("prints its answers", () => {
+    expect(inspect(walkOf("a", "b").snapshot())).toBe("{ a: 'a!', b: 'b!' }");
+  });
+
+  it("is not changed by later answers, by going back or by an answer replaced", () => {
+    const walk = walkOf("a", "b");
+    const first = walk.snapshot();
+    walk.set("c", 3, human);
+    const second = walk.snapshot();
+    walk.back();
+    const third = walk.snapshot();
+    walk.set("a", "again", human);
+    expect(first).toStrictEqual({ a: "a!", b: "b!" });
+    expect(second).toStrictEqual({ a: "a!", b: "b!", c: 3 });
+    expect(third).toStrictEqual({ a: "a!", b: "b!" });
+    expect(walk.snapshot()).toStrictEqual({ b: "b!", a: "again" });
+    expect(Object.keys(walk.snapshot())).toEqual(["b", "a"]);
+  });
+
+  it("becomes an ordinary copy when a tool writes to it, leaving the walk alone", () => {
+    const walk = walkOf("a", "b");
+    const answers = walk.snapshot() as Record<string, unknown>;
+    answers.z = 1;
+    delete answers.a;
+    expect(answers).toStrictEqual({ b: "b!", z: 1 });
+    expect(walk.snapshot()).toStrictEqual({ a: "a!", b: "b!" });
+    const frozen = Object.freeze(walkOf("x").snapshot());
+    expect(Object.isFrozen(frozen)).toBe(true);
+    expect(frozen).toStrictEqual({ x: "x!" });
+  });
+});
+
+describe("AnswerWalk.back", () => {
+  it("drops the last human answer and what follows, keeping them to pre-fill", () => {
+    const walk = new AnswerWalk();
+    walk.set("a", 1, human);
+    walk.set("b", 2, human);
+    walk.set("c", 3, configured);
+    walk.back();
+    expect(walk.snapshot()).toStrictEqual({ a: 1 });
+    expect([walk.prefillFor("b"), walk.prefillFor("c")]).toEqual([2, 3]);
+  });
+
+  it("has nothing to go back to when only configured answers were given", () => {
+    const walk = new AnswerWalk();
+    walk.set("a", 1, configured);
+    expect(walk.canGoBack()).toBe(false);
+    walk.back();
+    expect(walk.snapshot()).toStrictEqual({ a: 1 });
+    walk.set("b", 2, human);
+    expect(walk.canGoBack()).toBe(true);
+    walk.back();
+    expect(walk.canGoBack()).toBe(false);
+  });
+
+  it("never keeps a secret to pre-fill", () => {
+    const walk = new AnswerWalk();
+    walk.set("s", "hunter2", { prompted: true, secret: true });
+    walk.back();
+    expect(walk.prefillFor("s")).toBeUndefined();
+  });
+});
+
+describe("answersAddedSince", () => {
+  it("names the answers given between two passes", () => {
+    const walk = walkOf("a");
+    const earlier = walk.snapshot();
+    walk.set("b", 2, human);
+    walk.set("c", 3, configured);
+    expect(answersAddedSince(walk.snapshot(), earlier)).toEqual(["b", "c"]);
+    expect(answersAddedSince(earlier, earlier)).toEqual([]);
+  });
+
+  it.each([
+    ["an answer was taken back", (walk: AnswerWalk) => walk.back()],
+    ["an answer was replaced", (walk: AnswerWalk) => walk.set("a", "new", human)],
+  ])("is undefined when %s", (_name, change) => {
+    const walk = walkOf("a", "b");
+    const earlier = walk.snapshot();
+    change(walk);
+    walk.set("z", 1, human);
+    expect(answersAddedSince(walk.snapshot(), earlier)).toBeUndefined();
+  });
+
+  it("is undefined for answers that did not come from the coordinator, or out of order", () => {
+    const walk = walkOf("a");
+    const earlier = walk.snapshot();
+    walk.set("b", 2, human);
+    expect(answersAddedSince({ a: "a!", b: 2 }, earlier)).toBeUndefined();
+    expect(answersAddedSince(walk.snapshot(), { a: "a!" })).toBeUndefined();
+    expect(answersAddedSince(earlier, walk.snapshot())).toBeUndefined();
+    expect(answersAddedSince(walkOf("a", "b").snapshot(), earlier)).toBeUndefined();
+  });
+
+  it("is undefined once a tool wrote to either pass's answers", () => {
+    const walk = walkOf("a");
+    const earlier = walk.snapshot();
+    (earlier as Record<string, unknown>).a = "changed";
+    walk.set("b", 2, human);
+    expect(answersAddedSince(walk.snapshot(), earlier)).toBeUndefined();
+  });
+});
+
+describe("AnswerWalk as JSON", () => {
+  it("keeps a secret's place without its value, and resumes without it", () => {
+    const walk = new AnswerWalk();
+    walk.set("a", 1, human);
+    walk.set("s", "hunter2", { prompted: true, secret: true });
+    walk.set("b", 2, configured);
+    const json = walk.toJSON();
+    expect(json.answers).toEqual([
+      { id: "a", value: 1, prompted: true, secret: false },
+      { id: "s", prompted: true, secret: true },
+      { id: "b", value: 2, prompted: false, secret: false },
+    ]);
+    expect(AnswerWalk.fromJSON(json).snapshot()).toStrictEqual({ a: 1, b: 2 });
+    expect(walk.disclosable()).toStrictEqual({ a: 1, b: 2 });
+  });
+});
