@@ -30,10 +30,19 @@ describe("loading @jp/coordinator", () => {
     expect(loadedBy(`import "@jp/coordinator";`)).toEqual({ zod: false, ajv: false });
   }, 60_000);
 
-  it("loads zod when a configuration is parsed", () => {
+  it("does not load zod to read a usual configuration", () => {
+    const loaded = loadedBy(`
+      import { parseToolsConfig, resolveToolConfig } from "@jp/coordinator";
+      const tools = parseToolsConfig({ "*": { run: "ask" }, x: { enable: "explicit" } })._unsafeUnwrap();
+      resolveToolConfig(tools, "x");
+    `);
+    expect(loaded.zod).toBe(false);
+  }, 60_000);
+
+  it("loads zod to explain a configuration it refuses", () => {
     const loaded = loadedBy(`
       import { parseToolsConfig } from "@jp/coordinator";
-      parseToolsConfig({ x: { run: "ask" } })._unsafeUnwrap();
+      parseToolsConfig({ x: { run: "sometimes" } })._unsafeUnwrapErr();
     `);
     expect(loaded.zod).toBe(true);
   }, 60_000);

@@ -161,19 +161,21 @@ function parseForm(questions: unknown): Result<AskUserRequest, Problem> {
   if (!Array.isArray(questions) || questions.length === 0) {
     return err("`questions` must be a non-empty array of questions");
   }
-  const parsed: FormQuestion[] = [];
+  // Earlier questions by id: checking an entry's id and `when` costs the same in a form of a
+  // thousand questions as in a form of three.
+  const earlier = new Map<string, FormQuestion>();
   for (let i = 0; i < questions.length; i++) {
-    const entry = parseFormEntry(questions[i], i, parsed);
+    const entry = parseFormEntry(questions[i], i, earlier);
     if (entry.isErr()) return err(entry.error);
-    parsed.push(entry.value);
+    earlier.set(entry.value.question.id, entry.value);
   }
-  return ok({ shape: "form", questions: parsed });
+  return ok({ shape: "form", questions: [...earlier.values()] });
 }
 
 function parseFormEntry(
   entry: unknown,
   i: number,
-  earlier: readonly FormQuestion[],
+  earlier: ReadonlyMap<string, FormQuestion>,
 ): Result<FormQuestion, Problem> {
   const at = `questions[${i}]`;
   if (!isRecord(entry)) {
@@ -192,7 +194,7 @@ function parseFormEntry(
   if (!/^[A-Za-z0-9_-]+$/.test(id)) {
     return err(`${at}.id ${show(id)} may only contain letters, digits, "_" and "-"`);
   }
-  if (earlier.some((q) => q.question.id === id)) {
+  if (earlier.has(id)) {
     return err(`${at}.id ${show(id)} is used by an earlier question; every id must be unique`);
   }
   if (typeof text !== "string" || text.trim() === "") {
@@ -217,14 +219,15 @@ function parseWhen(
   raw: unknown,
   at: string,
   gated: string,
-  earlier: readonly FormQuestion[],
+  earlier: ReadonlyMap<string, FormQuestion>,
 ): Result<When | undefined, Problem> {
   if (raw === undefined) return ok(undefined);
   if (!isRecord(raw) || typeof raw.question_id !== "string" || !("equals" in raw)) {
     return err(`${at} must be {"question_id": <an earlier question's id>, "equals": <value>}`);
   }
-  const ids = earlier.map((q) => q.question.id);
-  if (!ids.includes(raw.question_id)) {
+  const target = earlier.get(raw.question_id);
+  if (target === undefined) {
+    const ids = [...earlier.keys()];
     const known =
       ids.length === 0 ? "there are no earlier questions" : `earlier ids: ${ids.join(", ")}`;
     return err(
@@ -237,7 +240,6 @@ function parseWhen(
       `${unknownList(unknown)}; a \`when\` accepts only \`question_id\` and \`equals\` (an answer equal to \`equals\` asks the question)`,
     );
   }
-  const target = earlier.find((q) => q.question.id === raw.question_id) as FormQuestion;
   const impossible = impossibleGate(target, raw.equals);
   if (impossible !== undefined) {
     return err(`${at}.equals ${impossible}, so ${show(gated)} would never be asked`);

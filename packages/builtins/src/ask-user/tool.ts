@@ -1,8 +1,9 @@
 import type { InquirySource } from "@jp/conversation";
 import type { BuiltinOutcome, BuiltinTool, BuiltinToolInput } from "@jp/coordinator";
 import { failure, success, validateAnswer } from "@jp/tool";
+import type { Result } from "neverthrow";
 import { type AskUserRequest, parseAskUserArguments, SINGLE_QUESTION_ID } from "./arguments.js";
-import { walkForm } from "./walk.js";
+import { FormWalk } from "./walk.js";
 
 /** The generic second-pass failure of RFD 083: an answer that does not fit reached the tool. */
 export const MISMATCHED_ANSWER =
@@ -25,13 +26,39 @@ export const askUser: BuiltinTool = {
     return { source: "assistant" };
   },
   execute({ arguments: args, answers }: BuiltinToolInput): BuiltinOutcome {
-    const request = parseAskUserArguments(args);
+    const { request, walk } = parsed(args);
     if (request.isErr()) return invalidArguments(request.error);
     return request.value.shape === "single"
       ? single(request.value, answers)
-      : form(request.value, answers);
+      : form(walk as FormWalk, answers);
   },
 };
+
+/** A call's arguments, checked, and the walk of its form. */
+interface Parsed {
+  readonly request: Result<AskUserRequest, string>;
+  readonly walk: FormWalk | undefined;
+}
+
+// The coordinator runs the tool again after every answer with the same arguments object (the
+// recorded call's), so they are checked once per call, and the form's walk goes on from where it
+// stood: a pass costs the same at the thousandth question as at the first. Arguments are
+// treated as immutable, as the recorded call they come from is.
+const parsedArguments = new WeakMap<object, Parsed>();
+
+function parsed(args: BuiltinToolInput["arguments"]): Parsed {
+  const known = parsedArguments.get(args);
+  if (known !== undefined) return known;
+  const request = parseAskUserArguments(args);
+  const walk =
+    request.isOk() && request.value.shape === "form"
+      ? new FormWalk(request.value.questions)
+      : undefined;
+  const fresh = { request, walk };
+  // Only objects can key the cache; anything else is refused by the parse anyway.
+  if (typeof args === "object" && args !== null) parsedArguments.set(args, fresh);
+  return fresh;
+}
 
 function single(
   request: Extract<AskUserRequest, { shape: "single" }>,
@@ -46,11 +73,8 @@ function single(
   return success(JSON.stringify({ answer_type: question.answer_type.type, answer }));
 }
 
-function form(
-  request: Extract<AskUserRequest, { shape: "form" }>,
-  answers: BuiltinToolInput["answers"],
-) {
-  const state = walkForm(request.questions, answers);
+function form(walk: FormWalk, answers: BuiltinToolInput["answers"]) {
+  const state = walk.next(answers);
   switch (state.type) {
     case "ask":
       return { type: "needs_input", question: state.question, form: state.form } as const;

@@ -1,5 +1,5 @@
 import type { JsonValue } from "@jp/conversation";
-import type { Answers, FormProgress } from "@jp/coordinator";
+import { type Answers, answersAddedSince, type FormProgress } from "@jp/coordinator";
 import { type AnswerType, type Question, validateAnswer } from "@jp/tool";
 import type { FormQuestion } from "./arguments.js";
 
@@ -17,29 +17,69 @@ export type FormState =
  * when it holds the same choices as `equals`, in any order.
  */
 export function walkForm(questions: readonly FormQuestion[], answers: Answers): FormState {
+  return new FormWalk(questions).next(answers);
+}
+
+/**
+ * One call's walk of a form, pass after pass. When a pass's answers are the previous pass's plus
+ * new ones (the coordinator says so, see `answersAddedSince`), the walk goes on from the question
+ * it stopped at instead of from the first: every earlier answer, gate and check is unchanged. After
+ * Back, or with answers from anywhere else, it walks from the start, as {@link walkForm} does.
+ */
+export class FormWalk {
+  readonly #questions: readonly FormQuestion[];
+  readonly #types = new Map<string, AnswerType>();
+  /** The answers of the last pass, the question the walk stopped at, and what it collected. */
+  #seen: Answers | undefined;
+  #index = 0;
   // Ids are the model's: one may be "constructor" or "__proto__", so only own keys count.
-  const collected: Record<string, JsonValue> = {};
-  const has = (id: string) => Object.hasOwn(collected, id);
-  const types = new Map<string, AnswerType>();
-  for (let i = 0; i < questions.length; i++) {
-    const { question, when } = questions[i] as FormQuestion;
-    types.set(question.id, question.answer_type);
-    const gate =
-      when === undefined ? undefined : has(when.question_id) ? collected[when.question_id] : null;
-    if (when !== undefined && !opens(types.get(when.question_id), gate ?? null, when.equals)) {
-      setOwn(collected, question.id, null);
-      continue;
-    }
-    const answer = Object.hasOwn(answers, question.id) ? answers[question.id] : undefined;
-    if (answer === undefined) {
-      return { type: "ask", question, form: { index: i + 1, total: questions.length } };
-    }
-    // Answers arrive checked by the coordinator; this guards any other path that feeds answers.
-    if (validateAnswer(question.answer_type, answer).isErr())
-      return { type: "invalid", id: question.id };
-    setOwn(collected, question.id, answer);
+  #collected: Record<string, JsonValue> = {};
+
+  constructor(questions: readonly FormQuestion[]) {
+    this.#questions = questions;
+    // A `when` names an earlier question only, so one table of every type serves every gate.
+    for (const { question } of questions) this.#types.set(question.id, question.answer_type);
   }
-  return { type: "done", answers: collected };
+
+  /** Where the form stands with `answers`. */
+  next(answers: Answers): FormState {
+    if (this.#seen === undefined || answersAddedSince(answers, this.#seen) === undefined) {
+      this.#index = 0;
+      this.#collected = {};
+    }
+    this.#seen = answers;
+    const collected = this.#collected;
+    const has = (id: string) => Object.hasOwn(collected, id);
+    const questions = this.#questions;
+    for (; this.#index < questions.length; this.#index++) {
+      const { question, when } = questions[this.#index] as FormQuestion;
+      const gate =
+        when === undefined ? undefined : has(when.question_id) ? collected[when.question_id] : null;
+      if (
+        when !== undefined &&
+        !opens(this.#types.get(when.question_id), gate ?? null, when.equals)
+      ) {
+        setOwn(collected, question.id, null);
+        continue;
+      }
+      const answer = Object.hasOwn(answers, question.id) ? answers[question.id] : undefined;
+      if (answer === undefined) {
+        return {
+          type: "ask",
+          question,
+          form: { index: this.#index + 1, total: questions.length },
+        };
+      }
+      // Answers arrive checked by the coordinator; this guards any other path that feeds answers.
+      if (validateAnswer(question.answer_type, answer).isErr()) {
+        // Nothing of this walk is reused: the next pass starts over.
+        this.#seen = undefined;
+        return { type: "invalid", id: question.id };
+      }
+      setOwn(collected, question.id, answer);
+    }
+    return { type: "done", answers: collected };
+  }
 }
 
 // Whether an earlier answer opens a gate: choices of a multi_select count in any order.

@@ -3,6 +3,7 @@ import { err, ok, type Result } from "neverthrow";
 import type { z } from "zod";
 import { PROMPT_KINDS, resolveDetached } from "./detached.js";
 import type { ConfigError } from "./errors.js";
+import { enableTable, plainToolsConfig } from "./plain-config.js";
 import {
   configSchemas,
   DEFAULT_CANCELLATION_RESPONSE,
@@ -82,6 +83,8 @@ function resolveEnable(tool: ToolConfig | undefined, defaults: ToolConfig | unde
 // (`false`, `"off"`): read those forms too, so a disabled tool can never run by accident.
 function tableOf(enable: unknown): EnableConfig | undefined {
   if (enable === undefined) return undefined;
+  const table = enableTable(enable);
+  if (table !== undefined) return table;
   const read = configSchemas().enable.safeParse(enable);
   // An unreadable value disables rather than enables: failing closed is the safe reading.
   return read.success ? read.data : { state: false };
@@ -102,6 +105,8 @@ export function ownEntry(tools: ToolsConfig, name: string): ToolConfig | undefin
  * // err: conversation.tools.git_stage_patch.run: expected "ask", "unattended", "edit" or "skip", got "sometimes"
  */
 export function parseToolsConfig(json: unknown): Result<ToolsConfig, ConfigError> {
+  const plain = plainToolsConfig(json);
+  if (plain !== undefined) return ok(plain);
   try {
     const parsed = configSchemas().tools.safeParse(json, { reportInput: true });
     if (parsed.success) return ok(parsed.data);
