@@ -186,8 +186,22 @@ export function createEvent<T extends ConversationEventType>(
   fields: EventFields<T>,
 ): EventOfType<T> {
   const given = fields as Record<string, unknown> & { timestamp?: string };
-  const event = inCanonicalOrder({ ...given, type });
-  if (given.timestamp === undefined) event.timestamp = formatTimestamp();
+  // `inCanonicalOrder` over the fields and the type, without copying the fields first: events
+  // are made for every question and answer recorded.
+  const event: Record<string, unknown> = {
+    timestamp: given.timestamp === undefined ? formatTimestamp() : given.timestamp,
+    type,
+  };
+  for (const key of own(FIELD_ORDER, type) ?? []) {
+    if (Object.hasOwn(given, key)) event[key] = given[key];
+  }
+  for (const key in given) {
+    if (!Object.hasOwn(event, key) && key !== "metadata" && Object.hasOwn(given, key)) {
+      setOwn(event, key, given[key]);
+    }
+  }
+  const { metadata } = given;
+  if (isPlainObject(metadata) && Object.keys(metadata).length > 0) event.metadata = metadata;
   return event as unknown as EventOfType<T>;
 }
 

@@ -8,7 +8,7 @@ import {
   type StreamEvent,
   type TurnStart,
 } from "./events.js";
-import { type Family, pairKey } from "./internal/pairing.js";
+import type { Family } from "./internal/pairing.js";
 import { turnWindows } from "./internal/turns.js";
 import type { JsonObject, JsonValue } from "./json.js";
 import { type SanitizeReport, sanitizeEvents } from "./sanitize.js";
@@ -113,7 +113,7 @@ export class ConversationStream {
     const start = createEvent("turn_start", { timestamp });
     const chat = createEvent("chat_request", { ...fields, timestamp });
     this.#events.push(start, chat);
-    this.#balance = new Map();
+    this.#balance = newBalance();
     return [start, chat];
   }
 
@@ -149,18 +149,21 @@ export class ConversationStream {
       return ok(undefined);
     }
     // Changes go to an overlay over the turn's balance, so a refused batch changes nothing.
-    const overlay: Balance = new Map();
-    const balance: BalanceView = {
-      get: (key) => overlay.get(key) ?? current.get(key),
-      has: (key) => overlay.has(key) || current.has(key),
-      set: (key, value) => overlay.set(key, value),
-    };
+    const overlay: Balance = newBalance();
+    const view = (family: Family): BalanceView => ({
+      get: (id) => overlay[family].get(id) ?? current[family].get(id),
+      has: (id) => overlay[family].has(id) || current[family].has(id),
+      set: (id, value) => overlay[family].set(id, value),
+    });
+    const balance = { tool_call: view("tool_call"), inquiry: view("inquiry") };
     for (const event of events) {
       const problem = refuseTurnStart(event) ?? settle(balance, event, true);
       if (problem !== undefined) return err(problem);
     }
     this.#events.push(...events);
-    for (const [key, value] of overlay) current.set(key, value);
+    for (const family of FAMILIES) {
+      for (const [id, value] of overlay[family]) current[family].set(id, value);
+    }
     return ok(undefined);
   }
 
@@ -196,7 +199,7 @@ export class ConversationStream {
     if (this.#balance !== undefined) return this.#balance;
     const current = lastTurnWindow(this.#events);
     if (current === undefined) return undefined;
-    const balance: Balance = new Map();
+    const balance = newBalance();
     for (let i = current.start; i < current.end; i++) {
       settle(balance, this.#events[i] as StreamEvent, false);
     }
@@ -254,23 +257,39 @@ function refuseTurnStart(event: ConversationEvent): StreamError | undefined {
   };
 }
 
-/** Open requests per `<family>\u0000<id>` in the current turn. */
-type Balance = Map<string, number>;
-type BalanceView = Pick<Balance, "get" | "has" | "set">;
+/** Open requests per id in the current turn, one table per family. */
+type Balance = Readonly<Record<Family, Map<string, number>>>;
+type BalanceView = Pick<Map<string, number>, "get" | "has" | "set">;
+
+const FAMILIES: readonly Family[] = ["tool_call", "inquiry"];
+
+function newBalance(): Balance {
+  return { tool_call: new Map(), inquiry: new Map() };
+}
+
+// Which family and role an event has, without allocating: this runs for every append.
+const PAIRS: Readonly<Record<string, readonly [Family, "request" | "response"]>> = {
+  tool_call_request: ["tool_call", "request"],
+  tool_call_response: ["tool_call", "response"],
+  inquiry_request: ["inquiry", "request"],
+  inquiry_response: ["inquiry", "response"],
+};
 
 // Counts one event into the balance; with `validate`, a response that closes nothing is an error.
 function settle(
-  balance: BalanceView,
+  balance: Readonly<Record<Family, BalanceView>>,
   event: StreamEvent,
   validate: boolean,
 ): StreamError | undefined {
-  const pair = pairKey(event);
+  const pair = Object.hasOwn(PAIRS, event.type) ? PAIRS[event.type] : undefined;
   if (pair === undefined) return undefined;
-  const key = `${pair.family}\u0000${pair.id}`;
-  const open = balance.get(key) ?? 0;
-  if (pair.role === "request") balance.set(key, open + 1);
-  else if (open > 0) balance.set(key, open - 1);
-  else if (validate) return responseError(pair.family, pair.id, balance.has(key));
+  const [family, role] = pair;
+  const table = balance[family];
+  const id = String((event as { id?: unknown }).id);
+  const open = table.get(id) ?? 0;
+  if (role === "request") table.set(id, open + 1);
+  else if (open > 0) table.set(id, open - 1);
+  else if (validate) return responseError(family, id, table.has(id));
   return undefined;
 }
 

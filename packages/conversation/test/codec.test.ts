@@ -895,6 +895,18 @@ describe("createEvent", () => {
     });
   });
 
+  it("lays fields out as JP does: known ones in order, unknown ones as given, metadata last", () => {
+    const fields = JSON.parse(
+      '{"metadata":{"k":1},"extra":true,"answer":1,"__proto__":"own","id":"i","outcome":"answered"}',
+    );
+    const event = createEvent("inquiry_response", { ...fields, timestamp: T });
+    expect(JSON.stringify(event)).toBe(
+      `{"timestamp":"${T}","type":"inquiry_response","outcome":"answered","id":"i","answer":1,"extra":true,"__proto__":"own","metadata":{"k":1}}`,
+    );
+    const bare = createEvent("chat_request", { content: "x", metadata: {}, timestamp: T });
+    expect(Object.keys(bare)).toEqual(["timestamp", "type", "content"]);
+  });
+
   it("creates an event that decodes back to itself", () => {
     const event = createEvent("inquiry_request", {
       timestamp: T,

@@ -26,8 +26,9 @@ export class AnswerLog {
   }
 }
 
-// The views handed out, so that a tool can ask what was answered between two of its passes.
-const views = new WeakMap<object, ViewHandler>();
+// Reading this key from a view gives its handler, so that a tool can ask what was answered
+// between two of its passes. Private to this module, and never listed among the view's keys.
+const HANDLER = Symbol("answers view");
 
 /**
  * The first `length` answers of `log` as an ordinary-looking object (`answers.q`, `Object.hasOwn`,
@@ -37,10 +38,7 @@ const views = new WeakMap<object, ViewHandler>();
  */
 export function answersView(log: AnswerLog, length: number): Answers {
   const target = Object.create(VIEW_PROTOTYPE) as Record<string, JsonValue>;
-  const handler = new ViewHandler(log, length);
-  const view = new Proxy(target, handler);
-  views.set(view, handler);
-  return view;
+  return new Proxy(target, new ViewHandler(log, length));
 }
 
 /**
@@ -54,11 +52,16 @@ export function answersView(log: AnswerLog, length: number): Answers {
  * const added = answersAddedSince(answers, previous); // ["q41"] after one more answer
  */
 export function answersAddedSince(answers: Answers, earlier: Answers): string[] | undefined {
-  const now = views.get(answers)?.shown();
-  const then = views.get(earlier)?.shown();
+  const now = handlerOf(answers)?.shown();
+  const then = handlerOf(earlier)?.shown();
   if (now === undefined || then === undefined || now.log !== then.log) return undefined;
   if (then.length > now.length) return undefined;
   return now.log.ids.slice(then.length, now.length);
+}
+
+function handlerOf(answers: Answers): ViewHandler | undefined {
+  const handler = (answers as { [HANDLER]?: unknown })[HANDLER];
+  return handler instanceof ViewHandler ? handler : undefined;
 }
 
 // Only reads are answered from the log. The first write of any kind copies the answers onto the
@@ -82,6 +85,7 @@ class ViewHandler implements ProxyHandler<Record<string, JsonValue>> {
   }
 
   get(target: Record<string, JsonValue>, key: string | symbol, receiver: unknown): unknown {
+    if (key === HANDLER) return this;
     if (this.#log === undefined) return Reflect.get(target, key, receiver);
     const at = this.#at(key);
     if (at !== undefined) return this.#log.values[at];

@@ -123,11 +123,12 @@ export async function showPrompt<R extends PromptRequest>(
     return { type: "failed", error: "no prompt backend is configured", failure: "unreachable" };
   }
   let result: PromptResult<R>;
-  // The prompt's own deadline starts when it is shown, not while it waits in line.
-  const deadline = new AbortController();
+  // The prompt's own deadline starts when it is shown, not while it waits in line. Only made
+  // when there is one: a signal takes longer to make than the rest of a question round.
+  const deadline = ctx.promptTimeoutMs === undefined ? undefined : new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const signal =
-    ctx.promptTimeoutMs === undefined ? ctx.signal : AbortSignal.any([ctx.signal, deadline.signal]);
+    deadline === undefined ? ctx.signal : AbortSignal.any([ctx.signal, deadline.signal]);
   let endedTurn = false;
   try {
     let shown = false;
@@ -155,7 +156,7 @@ export async function showPrompt<R extends PromptRequest>(
         return stored;
       }
       if (suspends || backend === undefined) return leave();
-      if (ctx.promptTimeoutMs !== undefined) {
+      if (deadline !== undefined && ctx.promptTimeoutMs !== undefined) {
         const ms = ctx.promptTimeoutMs;
         timer = setTimeout(() => deadline.abort(new PromptTimeoutError(ms)), ms);
       }

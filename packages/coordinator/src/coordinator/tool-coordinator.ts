@@ -414,6 +414,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     options: RunOptions,
     resumed: Resumed,
   ): PendingPrompt[] {
+    if (outcomes.every((outcome) => outcome.suspended === undefined)) return [];
     const { stream } = this.#options;
     const now = new Date();
     const deadlineMs = suspendDeadline(options.suspend);

@@ -21,6 +21,12 @@ interface Pending {
 // Iterative on purpose: the input may come from anywhere (a property test, a hand-made object,
 // a 100 000-deep array from `JSON.parse`), and a recursive walk would overflow the stack.
 export function findNonJson(value: unknown): NonJsonProblem | undefined {
+  // Most answers are a boolean or a string: no walk, and nothing to allocate.
+  if (value === null) return undefined;
+  if (typeof value !== "object") {
+    const reason = scalarProblem(value);
+    return reason === undefined ? undefined : { path: [], value, reason };
+  }
   const stack: Pending[] = [{ value, key: undefined, parent: undefined }];
   // A Set of visited containers turns a cycle (only possible from code, never from JSON) into an
   // error instead of an endless loop.
@@ -34,19 +40,21 @@ export function findNonJson(value: unknown): NonJsonProblem | undefined {
 }
 
 function nodeProblem(value: unknown, seen: Set<object>): string | undefined {
+  if (typeof value !== "object") return scalarProblem(value);
+  if (value === null) return undefined;
+  if (seen.has(value)) return "expected a JSON value, got a cycle";
+  seen.add(value);
+  if (Array.isArray(value) || isPlainObject(value)) return undefined;
+  return `expected a JSON value, got ${typeName(value)}`;
+}
+
+function scalarProblem(value: unknown): string | undefined {
   switch (typeof value) {
     case "string":
     case "boolean":
       return undefined;
     case "number":
       return Number.isFinite(value) ? undefined : `expected a JSON value, got ${String(value)}`;
-    case "object": {
-      if (value === null) return undefined;
-      if (seen.has(value)) return "expected a JSON value, got a cycle";
-      seen.add(value);
-      if (Array.isArray(value) || isPlainObject(value)) return undefined;
-      return `expected a JSON value, got ${typeName(value)}`;
-    }
     default:
       return `expected a JSON value, got ${typeName(value)}`;
   }
