@@ -11,5 +11,6 @@ export default [
   "packages/store-postgres",
   "examples/terminal-agent",
   "examples/web-turns",
+  "examples/mcp-elicitation",
   "docs/snippets",
 ];
