@@ -31,6 +31,16 @@ export interface WebPromptsEvents {
     readonly outcome: WebPromptOutcome;
   }) => void;
   /**
+   * A prompt of the inbox (a stored, suspended turn, or a host waiting elsewhere) was answered on
+   * the page; `outcome` is the reply's type, never the answer.
+   */
+  "inbox-answered": (event: {
+    readonly conversation: string;
+    readonly promptId: string;
+    readonly kind: PromptRequest["kind"];
+    readonly outcome: PromptReply["type"];
+  }) => void;
+  /**
    * A request was refused: `status` is the HTTP status sent, `reason` says why in words (a
    * missing or wrong token, a foreign Origin, a body too large, …). `path` has no query string.
    */

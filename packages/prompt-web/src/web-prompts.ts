@@ -6,8 +6,10 @@ import { EventEmitter } from "eventemitter3";
 import { err, ok, type Result } from "neverthrow";
 import type { WebPromptsError } from "./errors.js";
 import type { WebPromptsEvents } from "./events.js";
+import type { InboxSource } from "./inbox-source.js";
 import { newToken, sendJson } from "./internal/http-guards.js";
 import { RequestHandler } from "./internal/http-handler.js";
+import { InboxBoard } from "./internal/inbox-board.js";
 import { PromptBoard } from "./internal/prompt-board.js";
 
 /** The largest reply body accepted by default: 1 MiB. */
@@ -40,6 +42,13 @@ export interface WebPromptsOptions {
    * before they fail as unreachable. Default {@link DEFAULT_DISCONNECT_GRACE_MS}.
    */
   readonly disconnectGraceMs?: number;
+  /**
+   * Where to find prompts that wait in a store (turns suspended at a question, or hosts waiting
+   * elsewhere): {@link fileInboxSource} or {@link postgresInboxSource}. The page lists them beside
+   * the live prompts and answers them there; an answer given in any tab or process leaves every
+   * open page.
+   */
+  readonly inbox?: InboxSource;
 }
 
 /** Options of {@link WebPrompts.backend}. */
@@ -190,6 +199,7 @@ class WebPromptsImpl extends EventEmitter<WebPromptsEvents> implements WebPrompt
   readonly token: string;
   readonly pagePath: string;
   readonly #board: PromptBoard;
+  readonly #inbox: InboxBoard | undefined;
   readonly #handler: RequestHandler;
 
   /** `hosts`: the host names requests may be addressed to; any when absent (mounted). */
@@ -221,6 +231,12 @@ class WebPromptsImpl extends EventEmitter<WebPromptsEvents> implements WebPrompt
       },
       this,
     );
+    const board = this.#board;
+    this.#inbox =
+      options.inbox === undefined
+        ? undefined
+        : new InboxBoard(options.inbox, this, () => board.changed());
+    if (this.#inbox !== undefined) this.#board.setInbox(this.#inbox);
     this.#handler = new RequestHandler(
       this.#board,
       {
@@ -235,6 +251,7 @@ class WebPromptsImpl extends EventEmitter<WebPromptsEvents> implements WebPrompt
         heartbeatMs: 15_000,
       },
       this,
+      this.#inbox,
     );
   }
 
@@ -287,6 +304,7 @@ class WebPromptsImpl extends EventEmitter<WebPromptsEvents> implements WebPrompt
 
   close(): void {
     this.#board.close();
+    this.#inbox?.close();
     this.#handler.close();
   }
 }

@@ -10,6 +10,7 @@ import {
   SECURITY_HEADERS,
   sendJson,
 } from "./http-guards.js";
+import type { InboxBoard, InboxReplyResult } from "./inbox-board.js";
 import type { PromptBoard, ReplyResult } from "./prompt-board.js";
 
 /** What the handler needs to know, already checked and normalized. */
@@ -47,16 +48,32 @@ const HTTP_STATUS_OF_REPLY: Readonly<Record<ReplyResult["type"], number>> = {
   invalid: 422,
 };
 
+const HTTP_STATUS_OF_INBOX_REPLY: Readonly<Record<InboxReplyResult["type"], number>> = {
+  accepted: 200,
+  bad_request: 400,
+  gone: 404,
+  conflict: 409,
+  invalid: 422,
+  unavailable: 503,
+};
+
 /** The server side of the page: its files, the live event stream and the reply endpoint. */
 export class RequestHandler {
   readonly #board: PromptBoard;
+  readonly #inbox: InboxBoard | undefined;
   readonly #config: HandlerConfig;
   readonly #events: EventEmitter<WebPromptsEvents>;
   readonly #streams = new Set<ServerResponse>();
   readonly #routes: readonly Route[];
 
-  constructor(board: PromptBoard, config: HandlerConfig, events: EventEmitter<WebPromptsEvents>) {
+  constructor(
+    board: PromptBoard,
+    config: HandlerConfig,
+    events: EventEmitter<WebPromptsEvents>,
+    inbox?: InboxBoard,
+  ) {
     this.#board = board;
+    this.#inbox = inbox;
     this.#config = config;
     this.#events = events;
     this.#routes = [
@@ -82,13 +99,19 @@ export class RequestHandler {
         pattern: /^\/api\/state$/,
         method: "GET",
         api: true,
-        action: (_, res) => sendJson(res, 200, this.#board.snapshot()),
+        action: (_, res) => void this.#state(res),
       },
       {
         pattern: /^\/api\/prompts\/([A-Za-z0-9-]+)\/reply$/,
         method: "POST",
         api: true,
         action: (req, res, [id]) => void this.#reply(req, res, id ?? ""),
+      },
+      {
+        pattern: /^\/api\/inbox\/reply$/,
+        method: "POST",
+        api: true,
+        action: (req, res) => void this.#inboxReply(req, res),
       },
     ];
   }
@@ -200,14 +223,24 @@ export class RequestHandler {
     res.once("close", end);
   }
 
-  async #reply(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
+  async #state(res: ServerResponse): Promise<void> {
+    // Without a page open nobody watches the store: list it now.
+    await this.#inbox?.refresh();
+    sendJson(res, 200, this.#board.snapshot());
+  }
+
+  /** Reads a JSON body, or refuses the request (and resolves `undefined`). */
+  async #jsonBody(
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<{ readonly value: unknown } | undefined> {
     if (!isJson(req)) {
       this.#refuse(req, res, 415, "send the reply as application/json");
-      return;
+      return undefined;
     }
     const body = await readBody(req, this.#config.maxBodyBytes);
     if (!body.ok) {
-      if (body.problem === "aborted") return;
+      if (body.problem === "aborted") return undefined;
       this.#refuse(
         req,
         res,
@@ -219,16 +252,40 @@ export class RequestHandler {
       );
       // Stop reading what is left of an oversized body.
       res.once("finish", () => req.destroy());
-      return;
+      return undefined;
     }
-    let reply: unknown;
     try {
-      reply = JSON.parse(body.text);
+      return { value: JSON.parse(body.text) };
     } catch {
       // The parser's message quotes the body, which may hold a secret: say it in our words.
       this.#refuse(req, res, 400, "the request body is not valid JSON");
+      return undefined;
+    }
+  }
+
+  async #inboxReply(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.#inbox === undefined) {
+      this.#refuse(req, res, 404, "this page has no inbox of stored prompts");
       return;
     }
+    const body = await this.#jsonBody(req, res);
+    if (body === undefined) return;
+    const result = await this.#inbox.reply(body.value);
+    const status = HTTP_STATUS_OF_INBOX_REPLY[result.type];
+    switch (result.type) {
+      case "accepted":
+        return sendJson(res, status, { ok: true });
+      case "invalid":
+        return sendJson(res, status, { error: result.problem });
+      default:
+        return sendJson(res, status, { error: { message: result.message } });
+    }
+  }
+
+  async #reply(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
+    const body = await this.#jsonBody(req, res);
+    if (body === undefined) return;
+    const reply = body.value;
     const result = this.#board.reply(id, reply);
     const status = HTTP_STATUS_OF_REPLY[result.type];
     switch (result.type) {

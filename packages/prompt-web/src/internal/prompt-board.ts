@@ -3,6 +3,7 @@ import { HumanUnreachableError, type PromptRequest, type ReplyFor } from "@jp/co
 import type { PromptReply } from "@jp/rpc";
 import type { EventEmitter } from "eventemitter3";
 import type { WebPromptOutcome, WebPromptsEvents } from "../events.js";
+import type { InboxSnapshot } from "./inbox-board.js";
 import { checkReply, type ReplyProblem } from "./reply-check.js";
 
 /** How long the board waits for a page, both before the first one and after the last one left. */
@@ -48,6 +49,14 @@ export interface BoardSnapshot {
       readonly request: PromptRequest;
     }[];
   }[];
+  /** The prompts of a store (suspended turns, hosts elsewhere), when the page has a source. */
+  readonly inbox?: InboxSnapshot;
+}
+
+/** What the board needs of the stored prompts: their view, and to know when pages come and go. */
+export interface InboxPart {
+  view(): InboxSnapshot;
+  pagesChanged(pages: number): void;
 }
 
 /** The result of a reply posted by the page. */
@@ -76,6 +85,7 @@ export class PromptBoard {
   /** Until when prompts keep waiting for a page to come back after the last one left. */
   #graceUntil = 0;
   #closed = false;
+  #inbox: InboxPart | undefined;
 
   constructor(waits: PageWaits, events: EventEmitter<WebPromptsEvents>) {
     this.#waits = waits;
@@ -90,6 +100,16 @@ export class PromptBoard {
   /** Whether {@link PromptBoard.close} was called. */
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** Shows the prompts of a store beside the live ones. */
+  setInbox(inbox: InboxPart): void {
+    this.#inbox = inbox;
+  }
+
+  /** Sends the pages what they show now (after the stored prompts changed). */
+  changed(): void {
+    this.#broadcast();
   }
 
   /** Names a conversation on the page. */
@@ -121,6 +141,7 @@ export class PromptBoard {
           })),
         };
       }),
+      ...(this.#inbox === undefined ? {} : { inbox: this.#inbox.view() }),
     };
   }
 
@@ -196,6 +217,7 @@ export class PromptBoard {
     }
     for (const wake of [...this.#pageWaiters]) wake();
     this.#events.emit("page-connected", { pages: this.#pages.size });
+    this.#inbox?.pagesChanged(this.#pages.size);
     listener(this.snapshot());
     let connected = true;
     return () => {
@@ -203,6 +225,7 @@ export class PromptBoard {
       connected = false;
       this.#pages.delete(listener);
       this.#events.emit("page-disconnected", { pages: this.#pages.size });
+      this.#inbox?.pagesChanged(this.#pages.size);
       if (this.#pages.size > 0 || this.#closed) return;
       this.#graceUntil = Date.now() + this.#waits.disconnectGraceMs;
       const wait = this.#noPageWait();

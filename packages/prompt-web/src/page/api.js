@@ -90,20 +90,42 @@ async function readEvents(body, onState) {
  */
 
 /**
- * Posts a reply to prompt `id`. The body is JSON in a POST, so an answer (a secret too) never
- * appears in a URL.
+ * Posts a reply to live prompt `id`. The body is JSON in a POST, so an answer (a secret too)
+ * never appears in a URL.
  * @param {string} token
  * @param {string} id
  * @param {unknown} reply
  * @returns {Promise<SendResult>}
  */
-export async function sendReply(token, id, reply) {
+export function sendReply(token, id, reply) {
+  return post(token, `api/prompts/${encodeURIComponent(id)}/reply`, reply);
+}
+
+/**
+ * Posts a reply to prompt `promptId` of a stored conversation (the inbox).
+ * @param {string} token
+ * @param {string} conversation
+ * @param {string} promptId
+ * @param {unknown} reply
+ * @returns {Promise<SendResult>}
+ */
+export function sendInboxReply(token, conversation, promptId, reply) {
+  return post(token, "api/inbox/reply", { conversation, prompt_id: promptId, reply });
+}
+
+/**
+ * @param {string} token
+ * @param {string} path
+ * @param {unknown} body
+ * @returns {Promise<SendResult>}
+ */
+async function post(token, path, body) {
   let response;
   try {
-    response = await fetch(`api/prompts/${encodeURIComponent(id)}/reply`, {
+    response = await fetch(path, {
       method: "POST",
       headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-      body: JSON.stringify(reply),
+      body: JSON.stringify(body),
       cache: "no-store",
     });
   } catch {

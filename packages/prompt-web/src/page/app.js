@@ -3,15 +3,35 @@
 // replies. A conversation's prompts come one at a time; the ones behind it are listed with how
 // long they have waited. Cards are kept while their prompt is open, so an update never wipes
 // what the person is typing.
-import { listen, readToken, sendReply } from "./api.js";
+import { listen, readToken, sendInboxReply, sendReply } from "./api.js";
 import { formatDuration, h } from "./dom.js";
 import { questionCard } from "./question-card.js";
 import { deliverCard, permissionCard } from "./tool-cards.js";
 
 /** @typedef {import("./api.js").BoardSnapshot} BoardSnapshot */
-/** @typedef {BoardSnapshot["conversations"][number]} ConversationView */
-/** @typedef {ConversationView["prompts"][number]} PromptView */
+/** @typedef {NonNullable<BoardSnapshot["inbox"]>} InboxView */
 /** @typedef {import("./card-parts.js").Card} Card */
+/** @typedef {import("./api.js").SendResult} SendResult */
+/** @typedef {import("@jp/coordinator").PromptRequest} PromptRequest */
+
+/**
+ * A prompt as the page shows it, live or stored.
+ * @typedef {object} PromptItem
+ * @property {string} id
+ * @property {number} since When it started waiting (server clock, ms).
+ * @property {PromptRequest} request
+ * @property {(reply: unknown) => Promise<SendResult>} send
+ * @property {{ deadline?: number, state: "suspended" | "live" }} [stored] For a stored prompt.
+ */
+
+/**
+ * A conversation's prompts as the page shows them.
+ * @typedef {object} ConversationItem
+ * @property {string} key `live:<id>` or `inbox:<name>`.
+ * @property {string} title
+ * @property {string | undefined} tag
+ * @property {PromptItem[]} prompts
+ */
 
 /**
  * @typedef {object} Section
@@ -25,6 +45,7 @@ import { deliverCard, permissionCard } from "./tool-cards.js";
 const board = /** @type {HTMLElement} */ (document.getElementById("board"));
 const idle = /** @type {HTMLElement} */ (document.getElementById("idle"));
 const connection = /** @type {HTMLElement} */ (document.getElementById("connection"));
+const inboxStatus = /** @type {HTMLElement} */ (document.getElementById("inbox-status"));
 
 /** @type {Map<string, Section>} */
 const sections = new Map();
@@ -59,38 +80,96 @@ if (token === null) {
  */
 function render(token, snapshot) {
   clockOffset = snapshot.now - Date.now();
-  const present = new Set(snapshot.conversations.map((conversation) => conversation.id));
-  for (const [id, section] of sections) {
-    if (present.has(id)) continue;
+  /** @type {ConversationItem[]} */
+  const items = snapshot.conversations.map((conversation) => ({
+    key: `live:${conversation.id}`,
+    title: conversation.title ?? `Conversation ${conversation.id}`,
+    tag: undefined,
+    prompts: conversation.prompts.map((prompt) => ({
+      id: prompt.id,
+      since: prompt.opened_at,
+      request: prompt.request,
+      send: (/** @type {unknown} */ reply) => sendReply(token, prompt.id, reply),
+    })),
+  }));
+  if (snapshot.inbox !== undefined) items.push(...inboxItems(token, snapshot.inbox));
+  const present = new Set(items.map((item) => item.key));
+  for (const [key, section] of sections) {
+    if (present.has(key)) continue;
     section.active?.card.dispose();
     section.element.remove();
-    sections.delete(id);
+    sections.delete(key);
   }
-  for (const conversation of snapshot.conversations) renderConversation(token, conversation);
-  const count = snapshot.conversations.reduce((sum, c) => sum + c.prompts.length, 0);
+  for (const item of items) renderConversation(item);
+  showInboxStatus(snapshot.inbox);
+  const count = items.reduce((sum, item) => sum + item.prompts.length, 0);
   idle.hidden = count > 0;
   document.title = count > 0 ? `(${count}) Prompts` : "Prompts";
   updateWaitingTimes();
 }
 
 /**
+ * The stored conversations, each answered through the inbox endpoint.
  * @param {string} token
- * @param {ConversationView} conversation
+ * @param {InboxView} inbox
+ * @returns {ConversationItem[]}
  */
-function renderConversation(token, conversation) {
-  let section = sections.get(conversation.id);
+function inboxItems(token, inbox) {
+  return inbox.conversations.map((conversation) => ({
+    key: `inbox:${conversation.id}`,
+    title: conversation.title ?? `Conversation ${conversation.id}`,
+    tag: conversation.prompts[0]?.state === "live" ? "a host is waiting" : "suspended turn, saved",
+    prompts: conversation.prompts.map((prompt) => ({
+      id: prompt.id,
+      since: prompt.since,
+      request: prompt.request,
+      send: (/** @type {unknown} */ reply) =>
+        sendInboxReply(token, conversation.id, prompt.id, reply),
+      stored: {
+        state: prompt.state,
+        ...(prompt.deadline === undefined ? {} : { deadline: prompt.deadline }),
+      },
+    })),
+  }));
+}
+
+/**
+ * Says when the store cannot be read, and which conversations could not be.
+ * @param {InboxView | undefined} inbox
+ */
+function showInboxStatus(inbox) {
+  const lines = [];
+  if (inbox?.status === "unavailable") {
+    lines.push(`The stored prompts cannot be read now: ${inbox.message ?? "unknown problem"}`);
+  }
+  for (const { conversation, message } of inbox?.unreadable ?? []) {
+    lines.push(`Conversation ${conversation} could not be read: ${message}`);
+  }
+  inboxStatus.textContent = lines.join("\n");
+  inboxStatus.hidden = lines.length === 0;
+}
+
+/**
+ * @param {ConversationItem} conversation
+ */
+function renderConversation(conversation) {
+  let section = sections.get(conversation.key);
   if (section === undefined) {
     const title = h("h2", {});
     const slot = h("div", { class: "active" });
     const waiting = h("ul", { class: "waiting", "aria-label": "Waiting their turn" });
     const element = h("section", { class: "conversation" }, title, slot, waiting);
     section = { element, title, slot, waiting, active: undefined };
-    sections.set(conversation.id, section);
+    sections.set(conversation.key, section);
     board.append(element);
   }
-  section.title.textContent = conversation.title ?? `Conversation ${conversation.id}`;
+  section.title.replaceChildren(
+    conversation.title,
+    conversation.tag === undefined ? "" : " ",
+    conversation.tag === undefined ? "" : h("span", { class: "tag" }, conversation.tag),
+  );
   const [first, ...rest] = conversation.prompts;
-  if (first !== undefined && section.active?.id !== first.id) showActive(token, section, first);
+  if (first !== undefined && section.active?.id !== first.id) showActive(section, first);
   section.waiting.replaceChildren(...rest.map(waitingItem));
   section.waiting.hidden = rest.length === 0;
 }
@@ -98,17 +177,16 @@ function renderConversation(token, conversation) {
 /**
  * Replaces the section's card with the new active prompt's. The keyboard moves to the new card
  * only when it was on the old one or nowhere, so a prompt arriving elsewhere never steals it.
- * @param {string} token
  * @param {Section} section
- * @param {PromptView} prompt
+ * @param {PromptItem} prompt
  */
-function showActive(token, section, prompt) {
+function showActive(section, prompt) {
   const focused = document.activeElement;
   const takeFocus = focused === null || focused === document.body || section.slot.contains(focused);
   section.active?.card.dispose();
-  const send = (/** @type {unknown} */ reply) => sendReply(token, prompt.id, reply);
-  const card = cardFor(prompt, send);
-  const since = h("p", { class: "since", "data-since": String(prompt.opened_at) });
+  const card = cardFor(prompt);
+  if (prompt.stored !== undefined) card.element.append(storedNote(prompt.stored));
+  const since = h("p", { class: "since", "data-since": String(prompt.since) });
   card.element.append(since);
   section.slot.replaceChildren(card.element);
   section.active = { id: prompt.id, card };
@@ -116,15 +194,34 @@ function showActive(token, section, prompt) {
 }
 
 /**
- * @param {PromptView} prompt
- * @param {(reply: unknown) => ReturnType<typeof sendReply>} send
+ * What happens to an answer to a stored prompt, and its deadline.
+ * @param {NonNullable<PromptItem["stored"]>} stored
+ */
+function storedNote({ state, deadline }) {
+  const where =
+    state === "live"
+      ? "A program is waiting for this answer and goes on as soon as it is given."
+      : "This turn is saved and waits for you: your answer is kept, and the turn goes on when it resumes.";
+  let when = "";
+  if (deadline !== undefined) {
+    const at = new Date(deadline - clockOffset).toLocaleString();
+    when =
+      deadline <= Date.now() + clockOffset
+        ? ` The deadline (${at}) has passed: without an answer, the turn's policy decides when it resumes.`
+        : ` Answer by ${at}.`;
+  }
+  return h("p", { class: "stored-note" }, where, when);
+}
+
+/**
+ * @param {PromptItem} prompt
  * @returns {Card}
  */
-function cardFor(prompt, send) {
-  const { request } = prompt;
+function cardFor(prompt) {
+  const { request, send } = prompt;
   switch (request.kind) {
     case "question":
-      return questionCard(request, send);
+      return questionCard(request, send, { stored: prompt.stored !== undefined });
     case "permission":
       return permissionCard(request, send);
     case "deliver":
@@ -134,7 +231,7 @@ function cardFor(prompt, send) {
 
 /**
  * One line per prompt waiting its turn: what it is and how long it has waited.
- * @param {PromptView} prompt
+ * @param {PromptItem} prompt
  */
 function waitingItem(prompt) {
   const { request } = prompt;
@@ -149,7 +246,7 @@ function waitingItem(prompt) {
     {},
     h("span", { class: "what" }, what),
     " ",
-    h("span", { class: "since", "data-since": String(prompt.opened_at) }),
+    h("span", { class: "since", "data-since": String(prompt.since) }),
   );
 }
 

@@ -23,18 +23,26 @@ import { schemaForm } from "./schema-form.js";
  * @property {() => void} [dispose]
  */
 
+/** Why a stored prompt's secret has no field, in the words of the server's refusal. */
+export const SECRET_NOT_STORED =
+  "A secret is never stored, so it cannot be answered here: it is asked when the turn resumes with someone at a live prompt.";
+
 /**
  * @param {QuestionPromptRequest} request
  * @param {(reply: unknown) => Promise<SendResult>} send
+ * @param {{ stored?: boolean }} [options] `stored`: the prompt waits in a store, where a secret's
+ *   answer never goes, so a secret question offers no field.
  * @returns {Card}
  */
-export function questionCard(request, send) {
+export function questionCard(request, send, options = {}) {
   const { question, controls } = request;
   const frame = cardFrame({ kind: "question", heading: h("h3", {}, question.text), send });
   frame.heading.before(questionMeta(request));
+  const storedSecret = options.stored === true && question.answer_type.type === "secret";
   const prefill =
     question.answer_type.type === "secret" ? undefined : (request.initial ?? question.default);
-  const remember = controls.remember ? checkbox("Remember for this turn", false) : undefined;
+  const remember =
+    controls.remember && !storedSecret ? checkbox("Remember for this turn", false) : undefined;
   /** @param {unknown} value */
   const answer = (value) =>
     frame.submit(
@@ -46,7 +54,7 @@ export function questionCard(request, send) {
         return true;
       },
     );
-  const input = answerInput(question.answer_type, prefill, answer);
+  const input = storedSecret ? secretNote() : answerInput(question.answer_type, prefill, answer);
   const form = h(
     "form",
     { class: "answer", novalidate: true, "aria-labelledby": frame.heading.id },
@@ -156,6 +164,22 @@ function answerInput(answerType, prefill, answer) {
     case "schema":
       return schemaInput(answerType.schema, prefill);
   }
+}
+
+/**
+ * In place of a stored secret's field: why it is not asked here.
+ * @returns {AnswerInput}
+ */
+function secretNote() {
+  const error = errorLine(uid("error"));
+  const note = h("p", { class: "secret-note" }, SECRET_NOT_STORED);
+  return {
+    elements: [note, error],
+    focusTarget: undefined,
+    ownButtons: true,
+    read: () => ({ ok: false }),
+    showProblem: (problem) => showError(error, note, problem.message),
+  };
 }
 
 /**
