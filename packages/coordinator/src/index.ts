@@ -71,6 +71,8 @@ export type {
   CoordinatorEvents,
   PromptOutcome,
   PromptRefusal,
+  QuestionRoute,
+  QuestionRouted,
   ToolCallState,
 } from "./coordinator/events.js";
 export {
@@ -122,6 +124,24 @@ export {
   createLocalCommandExecutorSource,
   DEFAULT_ENV_ALLOWLIST,
 } from "./executors/local-command.js";
+export type {
+  CoordinatorEvent,
+  CoordinatorEventName,
+  CoordinatorEventsOptions,
+  EventsDropped,
+} from "./observability/event-stream.js";
+export {
+  coordinatorEvents,
+  DEFAULT_MAX_BUFFERED_EVENTS,
+} from "./observability/event-stream.js";
+export type {
+  SpanAttributeValue,
+  SpanLike,
+  StopTracing,
+  TraceCoordinatorOptions,
+  TracerLike,
+} from "./observability/tracing.js";
+export { TRACE_NAMES, traceCoordinator } from "./observability/tracing.js";
 export { inquiryId, toInquiryQuestion } from "./recording/inquiry-question.js";
 export type {
   RefusalReason,

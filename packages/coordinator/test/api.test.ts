@@ -6,6 +6,7 @@ describe("the public API of @jp/coordinator", () => {
     expect(Object.keys(await import("../src/index.js")).sort()).toEqual([
       "DEFAULT_CANCELLATION_RESPONSE",
       "DEFAULT_ENV_ALLOWLIST",
+      "DEFAULT_MAX_BUFFERED_EVENTS",
       "HumanUnreachableError",
       "INQUIRY_ERROR_REASONS",
       "MAX_PROMPTS_PER_QUESTION",
@@ -14,6 +15,7 @@ describe("the public API of @jp/coordinator", () => {
       "PromptUnsupportedError",
       "ROUTING_RULES",
       "ResumeAnswerError",
+      "TRACE_NAMES",
       "TURN_ENDED",
       "ToolCoordinator",
       "ToolsConfigError",
@@ -26,6 +28,7 @@ describe("the public API of @jp/coordinator", () => {
       "builtinExecutorSource",
       "builtinInquirySource",
       "combineExecutorSources",
+      "coordinatorEvents",
       "createJsonSchemaInquiryBackend",
       "createLocalCommandExecutor",
       "createLocalCommandExecutorSource",
@@ -47,6 +50,7 @@ describe("the public API of @jp/coordinator", () => {
       "toInquiryQuestion",
       "toolConfigSchema",
       "toolsConfigSchema",
+      "traceCoordinator",
     ]);
   });
 

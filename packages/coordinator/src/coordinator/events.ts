@@ -1,5 +1,6 @@
 import type { InquiryRequest, InquiryResponse } from "@jp/conversation";
 import type { PromptRequest } from "../backends/prompt-backend.js";
+import type { RefusalReason } from "../routing/route-question.js";
 
 /** The states a tool call moves through (named, not flags). */
 export type ToolCallState =
@@ -47,6 +48,40 @@ export interface CoordinatorEvents {
    * would change it, for the host's logs. The model gets a shorter text.
    */
   "prompt-refused": (event: PromptRefusal) => void;
+  /**
+   * Who answers a question a tool asked, decided right after its `inquiry_request` is recorded
+   * (or, for a resumed turn, when its pending question is taken up again). A question routed to a
+   * person whose prompt turns out to be settled by an answer remembered meanwhile (another call
+   * of the tool had it answered for the turn) gets a second event, with `route: "remembered"`:
+   * the last one for an `inquiry_id` is the route that answered it. Carries no answer.
+   */
+  "question-routed": (event: QuestionRouted) => void;
+}
+
+/**
+ * Who answers a question: a configured answer (`static`), an answer remembered this turn, the
+ * question's own default (the detached policy `defaults`), the assistant (an `InquiryBackend`),
+ * a person (`human`, also when the prompt is left pending), or nobody (`refused`).
+ */
+export type QuestionRoute = "static" | "remembered" | "default" | "assistant" | "human" | "refused";
+
+/** See the `question-routed` event. */
+export interface QuestionRouted {
+  readonly tool_call_id: string;
+  readonly tool_name: string;
+  /** The recorded inquiry's id (`<call>.<question>.<attempt>`). */
+  readonly inquiry_id: string;
+  readonly question_id: string;
+  /** The question's answer type (`boolean`, `select`, `secret`, …). */
+  readonly answer_type: string;
+  readonly route: QuestionRoute;
+  /**
+   * Decided by the detached policy because no person could be asked: a default, an assistant
+   * under `detached = "auto"`, or a refusal for want of a person.
+   */
+  readonly detached: boolean;
+  /** Why nobody answers, for `route: "refused"`. */
+  readonly reason?: RefusalReason;
 }
 
 /** Why a prompt was refused without asking anyone (see the `prompt-refused` event). */

@@ -16,7 +16,7 @@ import {
   inputUnsupportedMessage,
   inquiryFailedMessage,
 } from "../routing/messages.js";
-import { routeQuestion } from "../routing/route-question.js";
+import { type Route, routeQuestion, targetOf } from "../routing/route-question.js";
 import type { AnswerWalk } from "./answer-walk.js";
 import {
   type AbortCause,
@@ -28,6 +28,7 @@ import {
   record,
   showPrompt,
 } from "./context.js";
+import type { QuestionRoute } from "./events.js";
 
 type NeedsInput = Extract<ExecutorResult, { type: "needs_input" }>;
 
@@ -158,16 +159,23 @@ export async function resolveQuestion(
     // prompt whose deadline passed goes by the detached policy, and a refusal says it timed out.
     const answeredWhileSuspended = ctx.stored.has(id);
     const expired = pending !== undefined && ctx.expired.has(id);
+    const humanReachable = answeredWhileSuspended || (!expired && ctx.humanReachable);
     const route = routeQuestion({
       toolName: call.name,
       question,
       config: questionConfig,
-      humanReachable: answeredWhileSuspended || (!expired && ctx.humanReachable),
+      humanReachable,
       detached: config.detached.tool,
       remembered: ctx.turn.rememberedAnswer(call.name, question.id),
       unreachable: ctx.unreachable,
       answerFrom,
     });
+    const detached =
+      !humanReachable &&
+      (route.type === "default" ||
+        (route.type === "inquiry" && targetOf(questionConfig) !== "assistant") ||
+        (route.type === "refuse" && route.reason === "no_prompt_backend"));
+    routed(ctx, call, id, question, route, detached);
     switch (route.type) {
       case "static":
       case "remembered":
@@ -208,6 +216,38 @@ export async function resolveQuestion(
       }
     }
   }
+}
+
+const ROUTES: Readonly<Record<Route["type"], QuestionRoute>> = {
+  static: "static",
+  remembered: "remembered",
+  default: "default",
+  inquiry: "assistant",
+  prompt: "human",
+  refuse: "refused",
+};
+
+/** Tells listeners who answers the question (the `question-routed` event). */
+function routed(
+  ctx: RunContext,
+  call: ToolCall,
+  id: string,
+  question: Question,
+  route: Pick<Route, "type"> | Route,
+  detached: boolean,
+): void {
+  // Skipped outright when nobody listens: a question round is on the hot path.
+  if (ctx.emitter.listenerCount("question-routed") === 0) return;
+  ctx.emitter.emit("question-routed", {
+    tool_call_id: call.id,
+    tool_name: call.name,
+    inquiry_id: id,
+    question_id: question.id,
+    answer_type: question.answer_type.type,
+    route: ROUTES[route.type],
+    detached,
+    ...(route.type === "refuse" && "reason" in route ? { reason: route.reason } : {}),
+  });
 }
 
 /** A question that was left pending and is resumed: its recorded id and the error it showed. */
@@ -286,6 +326,7 @@ async function askHuman(ctx: RunContext, round: HumanRound): Promise<HumanOutcom
     },
   });
   if (shown.type === "unneeded") {
+    routed(ctx, call, id, question, { type: "remembered" }, false);
     const answer = remembered() as JsonValue;
     recordAnswer(ctx, id, question, answer);
     return { type: "answer", value: answer, prompted: false };
