@@ -1,5 +1,6 @@
 import type {
   AskOptions,
+  LaterReply,
   PromptBackend,
   PromptRequest,
   ReplyFor,
@@ -27,6 +28,14 @@ export interface SubAgentPromptsOptions {
  * Each records what the person did (an answer, Back, Reply, End Turn, a cancel); End Turn ends
  * both turns. Pass the hosting tool's `signal` to the sub-agent's `run()`.
  *
+ * When the parent's turn suspends at a sub-agent's prompt, the sub-agent gets `{type: "later"}`:
+ * its own run suspends and returns, and the parent's hosting call waits at the prompt. When the
+ * parent's turn resumes, the hosting tool runs again from its start with a fresh sub-agent, and
+ * every prompt that sub-agent asks again is answered from the parent's record, without asking
+ * anyone, until it reaches the prompt the person has just answered. So a sub-agent should ask the
+ * same things in the same order when run again (a scripted or recorded model does; a live model
+ * may not): a prompt that differs ends the replay, and is asked anew.
+ *
  * @example
  * const child = new ToolCoordinator({
  *   stream: childStream, tools, executors,
@@ -45,7 +54,10 @@ export function subAgentPrompts(options: SubAgentPromptsOptions): PromptBackend 
   }
   return {
     isHumanReachable: () => parent.coordinator.humanReachableFor(parent.toolCallId),
-    ask: <R extends PromptRequest>(request: R, { signal }: AskOptions): Promise<ReplyFor<R>> =>
+    ask: <R extends PromptRequest>(
+      request: R,
+      { signal }: AskOptions,
+    ): Promise<ReplyFor<R> | LaterReply> =>
       parent.coordinator.escalate(parent.toolCallId, agent, request, { signal }),
   };
 }

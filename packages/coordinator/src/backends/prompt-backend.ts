@@ -94,8 +94,8 @@ export type ReplyFor<R extends PromptRequest> = R extends QuestionPromptRequest
 /**
  * A backend's reply meaning "nobody can answer this now; ask later": the turn suspends at the
  * prompt (it is recorded and left pending, as with the `suspend` run option), so a person can
- * answer it from anywhere and the turn resumes. Where a prompt cannot wait (a sub-agent's
- * escalated prompt), it counts as the person being unreachable.
+ * answer it from anywhere and the turn resumes. A sub-agent's prompt escalated to its parent
+ * waits the same way: the parent's hosting call suspends at it.
  */
 export interface LaterReply {
   readonly type: "later";

@@ -16,6 +16,7 @@ import {
 import type { ToolsConfig } from "../config/schema.js";
 import { promptIdFor, type StoredReply } from "../durable/marker.js";
 import type { TurnState } from "../turn-state.js";
+import type { CallEscalations } from "./escalation.js";
 import type { CoordinatorEvents, PromptOutcome } from "./events.js";
 import type { PromptQueue } from "./prompt-queue.js";
 
@@ -54,6 +55,66 @@ export interface RunContext {
    * a person answers prompts in order (a reply given to a later one waits its turn).
    */
   readonly line: { held: boolean };
+  /** The sub-agent prompts of each running call's current pass, by tool call id. */
+  readonly escalations: Map<string, CallEscalations>;
+  /** In a resumed run: the prompts the turn was suspended at, which go back in line first. */
+  readonly resumedLine: ResumedLine | undefined;
+}
+
+/**
+ * The order of a resumed turn's line of prompts. When the turn was suspended, its pending prompts
+ * stood in line in a known order (their `seq`), ahead of anything asked later. Resumed calls reach
+ * them again at different speeds (a call that hosts a sub-agent runs its tool again first), so each
+ * holds its place: a resumed prompt joins the queue once every resumed prompt before it has, and a
+ * new prompt once every resumed prompt of the other calls has. A call that asks something new
+ * first, or finishes, gives its place up.
+ */
+export class ResumedLine {
+  readonly #slots: { promptId: string; callId: string; open: boolean; joined: () => void }[] = [];
+  readonly #settled: Promise<void>[] = [];
+
+  constructor(prompts: readonly { readonly promptId: string; readonly callId: string }[]) {
+    for (const { promptId, callId } of prompts) {
+      let joined!: () => void;
+      this.#settled.push(new Promise<void>((resolve) => (joined = resolve)));
+      this.#slots.push({ promptId, callId, open: true, joined });
+    }
+  }
+
+  /**
+   * Resolves when the prompt may join the queue, or is undefined when it may at once. Call
+   * {@link joined} right after it has.
+   */
+  waitFor(promptId: string, callId: string): Promise<void> | undefined {
+    const at = this.#slots.findIndex((slot) => slot.open && slot.promptId === promptId);
+    // A new prompt of a call gives up that call's places: it was not asked where it stood.
+    if (at === -1) this.releaseCall(callId);
+    const waits: Promise<void>[] = [];
+    const end = at === -1 ? this.#slots.length : at;
+    for (let i = 0; i < end; i++) {
+      if (this.#slots[i]?.open) waits.push(this.#settled[i] as Promise<void>);
+    }
+    if (waits.length === 0) return undefined;
+    return Promise.all(waits).then(() => undefined);
+  }
+
+  /** The prompt has joined the queue (or will never be asked again): those behind it may go. */
+  joined(promptId: string): void {
+    const slot = this.#slots.find((s) => s.open && s.promptId === promptId);
+    if (slot === undefined) return;
+    slot.open = false;
+    slot.joined();
+  }
+
+  /** The call finished or suspended: it will not ask its resumed prompts any more. */
+  releaseCall(callId: string): void {
+    for (const slot of this.#slots) {
+      if (slot.open && slot.callId === callId) {
+        slot.open = false;
+        slot.joined();
+      }
+    }
+  }
 }
 
 /** Why no human can be asked: `--non-interactive`, no backend, or the backend says nobody is there. */
@@ -102,7 +163,7 @@ export interface PromptHooks<R extends PromptRequest> {
   readonly needed?: () => boolean;
   /** Runs before the next prompt may start, so what it remembers is seen by that prompt. */
   readonly onReply?: (reply: ReplyFor<R>) => void;
-  /** The caller can leave the prompt pending (a sub-agent's escalated prompt cannot). */
+  /** The caller can leave the prompt pending: the prompt's call then suspends at it. */
   readonly suspendable?: boolean;
 }
 
@@ -139,7 +200,9 @@ export async function showPrompt<R extends PromptRequest>(
       ctx.suspensions.set(request, ctx.suspensions.size);
       return undefined;
     };
-    const reply = await ctx.queue.run(signal, async (): Promise<ReplyFor<R> | undefined> => {
+    const place = ctx.resumedLine?.waitFor(promptId, request.tool_call_id);
+    if (place !== undefined) await place;
+    const turn = ctx.queue.run(signal, async (): Promise<ReplyFor<R> | undefined> => {
       // Behind a pending prompt, nothing is decided yet: not even whether this one is needed.
       if (ctx.line.held && hooks.suspendable === true) {
         shown = true;
@@ -176,6 +239,8 @@ export async function showPrompt<R extends PromptRequest>(
       }
       return answered;
     });
+    ctx.resumedLine?.joined(promptId);
+    const reply = await turn;
     if (!shown && !signal.aborted) return { type: "unneeded" };
     if (left) return { type: "suspended" };
     result =

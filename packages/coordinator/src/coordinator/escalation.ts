@@ -1,15 +1,18 @@
 import { type CancellationReason, createEvent } from "@jp/conversation";
 import { validateAnswer } from "@jp/tool";
 import type { ToolCall } from "../backends/executor.js";
-import type {
-  PromptBackend,
-  PromptRequest,
-  QuestionPromptRequest,
-  QuestionReply,
-  ReplyFor,
+import {
+  HumanUnreachableError,
+  type LaterReply,
+  type PromptBackend,
+  type PromptRequest,
+  type QuestionPromptRequest,
+  type QuestionReply,
+  type ReplyFor,
 } from "../backends/prompt-backend.js";
+import { promptIdFor, type StoredReply } from "../durable/marker.js";
 import { inquiryId, toInquiryQuestion } from "../recording/inquiry-question.js";
-import { type RunContext, record, showPrompt } from "./context.js";
+import { abortCause, type RunContext, record, showPrompt } from "./context.js";
 import { stoppedByAbort } from "./question-round.js";
 
 // How the parent records a question it showed for a sub-agent, by the human's reply.
@@ -23,50 +26,224 @@ const REASON_BY_REPLY: Readonly<
 };
 
 /**
+ * One sub-agent prompt the hosting call has had answered in its current pass, kept so that the
+ * pass can run again after a suspension and get the same replies without asking again.
+ */
+export interface EscalationRecord {
+  /** The sub-agent that asked. */
+  readonly agent: string;
+  readonly kind: PromptRequest["kind"];
+  /** What identifies the prompt within the pass: the question's id, or the sub-agent's tool. */
+  readonly key: string;
+  /** The prompt's id in this conversation (the inquiry id for a question). */
+  readonly prompt_id: string;
+  /** The reply; absent for a secret's answer, which is never written. */
+  readonly reply?: StoredReply;
+}
+
+/** Where a hosting call stands with its sub-agents' prompts, kept in its pending marker. */
+export interface EscalatedJson {
+  /** The sub-agent whose prompt the call waits at. */
+  readonly agent: string;
+  /** The prompts answered earlier in the same pass, in order. */
+  readonly done: readonly EscalationRecord[];
+}
+
+/**
+ * The sub-agent prompts of one pass of a hosting tool call. When one of them is left pending the
+ * call suspends; when the turn resumes, the pass runs again from its start and each prompt the
+ * sub-agent asks again is answered from the record, in order, without being asked or recorded
+ * again (as a LangGraph node re-runs up to its `interrupt()`).
+ */
+export class CallEscalations {
+  /** Answered in this pass, in order: replayed ones first. */
+  readonly done: EscalationRecord[] = [];
+  /** Set once a prompt of this pass is left pending: the call suspends at it. */
+  suspended: { readonly request: PromptRequest; readonly agent: string } | undefined;
+  readonly #replay: EscalationRecord[];
+  // The prompt the call was suspended at, if the sub-agent has not asked it again yet.
+  #pending: { readonly agent: string; readonly request: PromptRequest } | undefined;
+
+  constructor(resumed?: { readonly escalated: EscalatedJson; readonly request: PromptRequest }) {
+    this.#replay = [...(resumed?.escalated.done ?? [])];
+    this.#pending =
+      resumed === undefined
+        ? undefined
+        : { agent: resumed.escalated.agent, request: resumed.request };
+  }
+
+  /** Where the call stands, for its marker, once it has suspended. */
+  toJSON(): EscalatedJson | undefined {
+    if (this.suspended === undefined) return undefined;
+    return { agent: this.suspended.agent, done: this.done };
+  }
+
+  /**
+   * Matches a prompt the sub-agent asks against the record: a reply to give back at once, the
+   * recorded inquiry id of the prompt the call was suspended at (asked again under that id), or
+   * nothing when the prompt is new. A prompt that differs from the record ends the replay: what
+   * the sub-agent asks from then on is asked anew, and the recorded pending question, which it no
+   * longer asks, is closed as `interrupted` (never as the person's decision).
+   */
+  replay(
+    ctx: RunContext,
+    agent: string,
+    request: PromptRequest,
+  ): { readonly reply: StoredReply } | { readonly pendingId: string } | undefined {
+    const key = keyOf(request);
+    const next = this.#replay[0];
+    if (next !== undefined) {
+      if (next.agent === agent && next.kind === request.kind && next.key === key) {
+        this.#replay.shift();
+        if (next.reply !== undefined) {
+          this.done.push(next);
+          return { reply: next.reply };
+        }
+        // A secret's answer is not kept: it is asked again, as a new attempt.
+        return undefined;
+      }
+      this.abandon(ctx);
+      return undefined;
+    }
+    const pending = this.#pending;
+    if (pending === undefined) return undefined;
+    this.#pending = undefined;
+    if (
+      pending.agent === agent &&
+      pending.request.kind === request.kind &&
+      keyOf(pending.request) === key
+    ) {
+      return { pendingId: promptIdFor(pending.request) };
+    }
+    closeUnasked(ctx, pending.request);
+    return undefined;
+  }
+
+  /** The pass ended: a recorded question the sub-agent did not ask again is closed. */
+  abandon(ctx: RunContext): void {
+    this.#replay.length = 0;
+    const pending = this.#pending;
+    this.#pending = undefined;
+    if (pending !== undefined) closeUnasked(ctx, pending.request);
+  }
+}
+
+function keyOf(request: PromptRequest): string {
+  return request.kind === "question" ? request.question.id : request.tool_name;
+}
+
+// The sub-agent ran again and did not ask the question it had been waiting at: the question is
+// closed as interrupted (or as what stopped the run: End Turn at another prompt, a deadline), and
+// a reply given to it meanwhile is not used.
+function closeUnasked(ctx: RunContext, request: PromptRequest): void {
+  ctx.stored.delete(promptIdFor(request));
+  ctx.resumedLine?.joined(promptIdFor(request));
+  if (request.kind !== "question") return;
+  const reason = ctx.signal.aborted ? stoppedByAbort(abortCause(ctx.signal)).reason : "interrupted";
+  record(
+    ctx,
+    createEvent("inquiry_response", { outcome: "cancelled", id: request.inquiry_id, reason }),
+  );
+}
+
+/**
  * Shows a sub-agent's prompt in the parent's line of prompts. A question is recorded in the
  * parent's conversation too, attributed to the sub-agent (`{"source":"other","name":agent}`),
  * under the hosting tool call's id; the sub-agent records its own pair as well.
+ *
+ * Where the parent's prompts can wait (a suspending run, or a backend replying "later"), the
+ * prompt is left pending and the sub-agent gets `{type: "later"}`: the hosting call suspends at
+ * it, and whatever its pass returns afterwards is set aside (see {@link CallEscalations}).
  */
 export async function escalatePrompt<R extends PromptRequest>(
   ctx: RunContext,
+  escalations: CallEscalations,
   host: ToolCall,
   agent: string,
   request: R,
-): Promise<ReplyFor<R>> {
+): Promise<ReplyFor<R> | LaterReply> {
+  // The call already waits at another of its sub-agents' prompts: this one waits with it, and is
+  // asked when the pass runs again.
+  if (escalations.suspended !== undefined) return LATER;
+  const shownRequest = { ...request, tool_call_id: host.id };
+  const replayed = escalations.replay(ctx, agent, shownRequest);
+  if (replayed !== undefined && "reply" in replayed) return replayed.reply as ReplyFor<R>;
+  const pendingId = replayed?.pendingId;
   if (request.kind !== "question") {
-    const shown = await showPrompt(ctx, { ...request, tool_call_id: host.id });
+    const expired = expiredAt(ctx, pendingId);
+    if (expired !== undefined) throw expired;
+    const shown = await showPrompt(ctx, shownRequest, { suspendable: true });
+    if (shown.type === "suspended") {
+      escalations.suspended = { request: shownRequest, agent };
+      return LATER;
+    }
     if (shown.type === "failed") throw new Error(shown.error);
-    return (shown.type === "reply" ? shown.reply : { type: "cancelled" }) as ReplyFor<R>;
+    const reply = shown.type === "reply" ? shown.reply : ({ type: "cancelled" } as const);
+    escalations.done.push({
+      agent,
+      kind: request.kind,
+      key: request.tool_name,
+      prompt_id: promptIdFor(shownRequest),
+      reply,
+    });
+    return reply as ReplyFor<R>;
   }
   // Resolved early with End Turn (see `handingOverEndTurn`), otherwise once recorded.
-  return new Promise<ReplyFor<R>>((resolve, reject) => {
+  return new Promise<ReplyFor<R> | LaterReply>((resolve, reject) => {
     const handOver = handingOverEndTurn(ctx, (reply) => resolve(reply as ReplyFor<R>));
-    escalateQuestion(handOver.ctx, host, agent, request)
-      .then((reply) => resolve(reply as ReplyFor<R>), reject)
+    escalateQuestion(handOver.ctx, escalations, host, agent, request, pendingId)
+      .then((reply) => resolve(reply as ReplyFor<R> | LaterReply), reject)
       .finally(handOver.dispose);
   });
 }
 
+const LATER: LaterReply = { type: "later" };
+
+// A pending prompt whose deadline passed with no reply: nobody answered in time. The sub-agent
+// learns that the person could not be reached, and the parent's record says it timed out.
+function expiredAt(ctx: RunContext, pendingId: string | undefined): Error | undefined {
+  if (pendingId === undefined || !ctx.expired.has(pendingId) || ctx.stored.has(pendingId)) {
+    return undefined;
+  }
+  return new HumanUnreachableError("nobody answered in time");
+}
+
 async function escalateQuestion(
   ctx: RunContext,
+  escalations: CallEscalations,
   host: ToolCall,
   agent: string,
   request: QuestionPromptRequest,
-): Promise<QuestionReply> {
+  pendingId: string | undefined,
+): Promise<QuestionReply | LaterReply> {
   const { question } = request;
-  const id = inquiryId(host.id, question.id, ctx.turn.nextInquiryAttempt(host.id, question.id));
+  // A question the call was suspended at is recorded already: it goes on under its own id.
+  const id =
+    pendingId ?? inquiryId(host.id, question.id, ctx.turn.nextInquiryAttempt(host.id, question.id));
   const source = { source: "other", name: agent } as const;
-  record(
-    ctx,
-    createEvent("inquiry_request", { id, source, question: toInquiryQuestion(question) }),
-  );
+  if (pendingId === undefined) {
+    record(
+      ctx,
+      createEvent("inquiry_request", { id, source, question: toInquiryQuestion(question) }),
+    );
+  }
+  const expired = expiredAt(ctx, pendingId);
+  if (expired !== undefined) {
+    record(ctx, createEvent("inquiry_response", { outcome: "cancelled", id, reason: "timeout" }));
+    throw expired;
+  }
   const label = `${request.prompt_label ?? "Assistant"} (sub-agent ${agent})`;
-  const shown = await showPrompt(ctx, {
+  const shownRequest: QuestionPromptRequest = {
     ...request,
     tool_call_id: host.id,
     inquiry_id: id,
     prompt_label: label,
-  });
+  };
+  const shown = await showPrompt(ctx, shownRequest, { suspendable: true });
+  if (shown.type === "suspended") {
+    escalations.suspended = { request: shownRequest, agent };
+    return LATER;
+  }
   if (shown.type === "failed") {
     record(
       ctx,
@@ -85,6 +262,14 @@ async function escalateQuestion(
   const offered =
     reply.type === "answer" || reply.type === "cancelled" || request.controls[reply.type];
   record(ctx, responseFor(id, question, offered ? reply : { type: "cancelled" }));
+  const secret = question.answer_type.type === "secret" && reply.type === "answer";
+  escalations.done.push({
+    agent,
+    kind: "question",
+    key: question.id,
+    prompt_id: id,
+    ...(secret ? {} : { reply }),
+  });
   if (reply.type === "end_turn" && offered) ctx.endTurn();
   return reply;
 }

@@ -1,5 +1,11 @@
 import { createEvent, type InquirySource, type JsonObject } from "@jp/conversation";
-import type { Executor, ExecutorSource, FormProgress, ToolCall } from "../backends/executor.js";
+import type {
+  Executor,
+  ExecutorResult,
+  ExecutorSource,
+  FormProgress,
+  ToolCall,
+} from "../backends/executor.js";
 import type { PromptRequest } from "../backends/prompt-backend.js";
 import type { ResolvedToolConfig } from "../config/schema.js";
 import type { PendingMarker } from "../durable/marker.js";
@@ -13,6 +19,7 @@ import {
 import { AnswerWalk, type WalkJson } from "./answer-walk.js";
 import { type AbortCause, abortCause, describe, type RunContext, record } from "./context.js";
 import { type CallResult, deliverResult } from "./delivery.js";
+import { CallEscalations, type EscalatedJson } from "./escalation.js";
 import type { ToolCallState } from "./events.js";
 import { decidePermission } from "./permission.js";
 import { resolveQuestion, TURN_ENDED } from "./question-round.js";
@@ -34,6 +41,8 @@ export interface SuspendedCall {
   readonly walk?: WalkJson;
   /** How many questions the call had asked, so its limit holds across suspensions. */
   readonly asked?: number;
+  /** Set when the prompt is a sub-agent's: what its pass had been answered before it. */
+  readonly escalated?: EscalatedJson;
 }
 
 /** What one tool call needs from the coordinator. */
@@ -99,7 +108,8 @@ async function attempt(
   // The arguments the tool runs with: as approved (possibly edited), also across a suspension.
   const edited = (approved: ToolCall) =>
     approved.arguments === original.arguments ? {} : { arguments: approved.arguments };
-  const at = resume?.request.kind;
+  // A call suspended at a sub-agent's prompt was running its tool: it runs it again.
+  const at = resume?.escalated === undefined ? resume?.request.kind : "question";
   if (at === undefined || at === "permission") {
     state("awaiting_permission");
     const permission = await decidePermission(ctx, call, config);
@@ -108,10 +118,12 @@ async function attempt(
     call = permission.call;
   }
   let result: CallResult;
-  if (resume?.request.kind === "deliver") {
+  if (resume?.request.kind === "deliver" && resume.escalated === undefined) {
     result = { content: resume.request.content, is_error: resume.request.is_error };
   } else {
-    const question = resume?.request.kind === "question" ? resume : undefined;
+    // Where the passes go on from: a question of the tool's, or a sub-agent's prompt of any kind.
+    const question =
+      resume?.request.kind === "question" || resume?.escalated !== undefined ? resume : undefined;
     const ran = await passes(run, executor, call, config, question);
     if (ran.source === "suspended") return suspended({ ...ran.at, ...edited(call) });
     if (ran.source !== "tool") return ran.outcome;
@@ -168,8 +180,14 @@ async function passes(
   const { ctx, state } = run;
   const { maxQuestions } = run.setup;
   const walk = resume?.walk === undefined ? new AnswerWalk() : AnswerWalk.fromJSON(resume.walk);
-  // A resumed call continues at its pending question, without running the tool first.
-  let pending = resume?.request.kind === "question" ? resume : undefined;
+  // A resumed call continues at its pending question, without running the tool first; a call
+  // suspended at a sub-agent's prompt runs its pass again, which the sub-agent's prompts replay.
+  let pending =
+    resume?.request.kind === "question" && resume.escalated === undefined ? resume : undefined;
+  let replay =
+    resume?.escalated === undefined
+      ? undefined
+      : { escalated: resume.escalated, request: resume.request };
   const stop = (content: string, is_error: boolean, endTurn = false): Ran => ({
     source: "coordinator",
     outcome: finish({ content, is_error }, endTurn),
@@ -178,7 +196,7 @@ async function passes(
   let formTotal: number | undefined;
   for (let asked = resume?.asked ?? 0; ; asked++) {
     if (ctx.signal.aborted) return stopped(ctx);
-    let result: Awaited<ReturnType<Executor["execute"]>>;
+    let result: ExecutorResult;
     const resumed = pending;
     pending = undefined;
     // A resumed question passed this check before it was left pending.
@@ -195,14 +213,46 @@ async function passes(
         source: resumed.source ?? { source: "tool", name: call.name },
         ...(resumed.form === undefined ? {} : { form: resumed.form }),
       };
-    } else
+    } else {
+      // Each pass has its own sub-agent prompts; only the first after a resume replays any.
+      const escalations = new CallEscalations(replay);
+      replay = undefined;
+      ctx.escalations.set(call.id, escalations);
+      let ran: { readonly result: ExecutorResult } | { readonly cause: unknown };
       try {
         state("running");
-        result = await executor.execute({ call, answers: walk.snapshot(), signal: ctx.signal });
+        ran = {
+          result: await executor.execute({ call, answers: walk.snapshot(), signal: ctx.signal }),
+        };
       } catch (cause) {
-        if (ctx.signal.aborted) return stopped(ctx);
-        return stop(executionFailedMessage(call.name, ctx.secrets.mask(describe(cause))), true);
+        ran = { cause };
+      } finally {
+        ctx.escalations.delete(call.id);
       }
+      const waiting = escalations.toJSON();
+      // A prompt the call waited at before, which its sub-agent did not get to ask again (it asked
+      // something new first: a secret, which is never kept, or a different question), is closed.
+      escalations.abandon(ctx);
+      if (waiting !== undefined && escalations.suspended !== undefined) {
+        // Left pending at a sub-agent's prompt: what the pass returned or threw is set aside.
+        const { request, agent } = escalations.suspended;
+        return {
+          source: "suspended",
+          at: {
+            request,
+            ...(request.kind === "question" ? { source: { source: "other", name: agent } } : {}),
+            walk: walk.toJSON(),
+            asked,
+            escalated: waiting,
+          },
+        };
+      }
+      if ("cause" in ran) {
+        if (ctx.signal.aborted) return stopped(ctx);
+        return stop(executionFailedMessage(call.name, ctx.secrets.mask(describe(ran.cause))), true);
+      }
+      result = ran.result;
+    }
     if (result.type === "completed") {
       // A failure's text is the SDK's to record, so no secret answer may stay in it. A successful
       // result is the tool's own choice of what to tell the model.

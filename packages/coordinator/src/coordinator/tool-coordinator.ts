@@ -12,7 +12,12 @@ import { EventEmitter } from "eventemitter3";
 import type { Result } from "neverthrow";
 import type { ExecutorSource, ToolCall } from "../backends/executor.js";
 import type { InquiryBackend } from "../backends/inquiry-backend.js";
-import type { PromptBackend, PromptRequest, ReplyFor } from "../backends/prompt-backend.js";
+import type {
+  LaterReply,
+  PromptBackend,
+  PromptRequest,
+  ReplyFor,
+} from "../backends/prompt-backend.js";
 import type { ConfigError } from "../config/errors.js";
 import { parseToolsConfig, resolveToolConfig } from "../config/resolve.js";
 import type { ResolvedToolConfig, ToolsConfig } from "../config/schema.js";
@@ -38,13 +43,14 @@ import { TurnState } from "../turn-state.js";
 import {
   appendOrThrow,
   describe,
+  ResumedLine,
   type RunContext,
   record,
   SecretMask,
   TurnEndedSignal,
   type Unreachable,
 } from "./context.js";
-import { escalatePrompt } from "./escalation.js";
+import { CallEscalations, escalatePrompt } from "./escalation.js";
 import type { CoordinatorEvents, PromptRefusal } from "./events.js";
 import { PromptQueue } from "./prompt-queue.js";
 import { TURN_ENDED } from "./question-round.js";
@@ -263,7 +269,18 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     return this.#cycle(
       requests,
       { ...options, turn, suspend },
-      { stored, expired, previous, inMemory: new Set(inMemory.keys()) },
+      {
+        stored,
+        expired,
+        previous,
+        inMemory: new Set(inMemory.keys()),
+        line: new ResumedLine(
+          found.map(({ event, marker }) => ({
+            promptId: marker.prompt_id,
+            callId: String((event as ToolCallRequest).id),
+          })),
+        ),
+      },
     );
   }
 
@@ -328,6 +345,8 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
       expired: resumed.expired,
       suspensions: new Map(),
       line: { held: false },
+      escalations: new Map(),
+      resumedLine: resumed.line,
     };
     const setup: CallSetup = {
       executors: this.#options.executors,
@@ -350,6 +369,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
           };
         } finally {
           this.#running.delete(call.id);
+          ctx.resumedLine?.releaseCall(call.id);
         }
         // Recorded as soon as the call is done, so a finished call's result is in the stream
         // even if the process dies (or the turn suspends) before the other calls finish.
@@ -448,6 +468,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
         ...(at.arguments === undefined ? {} : { arguments: at.arguments }),
         ...(at.walk === undefined ? {} : { walk: at.walk }),
         ...(at.asked === undefined ? {} : { asked: at.asked }),
+        ...(at.escalated === undefined ? {} : { escalated: at.escalated }),
         ...(seq === first ? { turn } : {}),
         suspended_at: earlier?.suspended_at ?? now.toISOString(),
         ...(reply === undefined ? {} : { reply }),
@@ -478,21 +499,30 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
    * Shows a prompt on behalf of a sub-agent that the running tool call `toolCallId` hosts: in
    * line with this coordinator's own prompts, labelled with the sub-agent's name, and, for a
    * question, recorded in this conversation with the sub-agent as its source.
+   *
+   * Resolves `{type: "later"}` when the prompt is left pending (a suspending run, or a prompt
+   * backend that replies "later"): the hosting call suspends at it. Give that reply to the
+   * sub-agent's coordinator (`subAgentPrompts` in `@jp/builtins` does), which then suspends its
+   * own call and returns; what the hosting tool returns afterwards is set aside. When the turn
+   * resumes, the hosting call runs again from its start, and each prompt its sub-agent asks again
+   * is answered from the record without asking anyone (see docs/durable-questions.md).
    */
   escalate<R extends PromptRequest>(
     toolCallId: string,
     agent: string,
     request: R,
     options: { readonly signal?: AbortSignal } = {},
-  ): Promise<ReplyFor<R>> {
+  ): Promise<ReplyFor<R> | LaterReply> {
     const running = this.#running.get(toolCallId);
     if (running === undefined) {
       return Promise.reject(new Error(`no running tool call "${toolCallId}" to escalate to`));
     }
     // The prompt closes when either side gives up: the parent's run or the sub-agent's.
-    const { ctx } = running;
+    const { ctx, call } = running;
     const signal = options.signal ? AbortSignal.any([ctx.signal, options.signal]) : ctx.signal;
-    return escalatePrompt({ ...ctx, signal }, running.call, agent, request);
+    // Outside a pass of the tool (there is none only if the call is not running its tool).
+    const escalations = ctx.escalations.get(call.id) ?? new CallEscalations();
+    return escalatePrompt({ ...ctx, signal }, escalations, call, agent, request);
   }
 
   // Why no human can be asked now, or undefined when one can.
@@ -551,6 +581,8 @@ interface Resumed {
   readonly previous: ReadonlyMap<string, { suspended_at: string; deadline?: string }>;
   /** Prompt ids answered in memory (`resume({ answers })`): never written to a marker. */
   readonly inMemory: ReadonlySet<string>;
+  /** The order the resumed prompts stood in line. */
+  readonly line?: ResumedLine;
 }
 
 /**

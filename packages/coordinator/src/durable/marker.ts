@@ -14,6 +14,7 @@ import type {
   QuestionReply,
 } from "../backends/prompt-backend.js";
 import type { WalkJson } from "../coordinator/answer-walk.js";
+import type { EscalatedJson } from "../coordinator/escalation.js";
 import { lazy, zod } from "../internal/lazy.js";
 import type { TurnStateJson } from "../turn-state.js";
 
@@ -99,6 +100,20 @@ const markerSchema = lazy(() => {
       })
       .optional(),
     asked: z.number().int().optional(),
+    escalated: z
+      .object({
+        agent: z.string(),
+        done: z.array(
+          z.object({
+            agent: z.string(),
+            kind: z.enum(["question", "permission", "deliver"]),
+            key: z.string(),
+            prompt_id: z.string(),
+            reply: replySchema.optional(),
+          }),
+        ),
+      })
+      .optional(),
     turn: z
       .object({
         remembered_tool_answers: jsonObject,
@@ -139,6 +154,11 @@ export interface PendingMarker {
   readonly walk?: WalkJson;
   /** How many questions the call had asked: its limit holds across suspensions. */
   readonly asked?: number;
+  /**
+   * Set when the prompt is a sub-agent's, escalated through the call: the sub-agent and the
+   * replies its prompts got earlier in the same pass of the call's tool, which a resume replays.
+   */
+  readonly escalated?: EscalatedJson;
   /**
    * The turn's state (remembered answers, attempt counters), kept once per suspension: on the
    * first prompt in line only, so the markers do not grow with the number of pending prompts.

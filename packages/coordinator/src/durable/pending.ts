@@ -28,6 +28,11 @@ export interface PendingPrompt {
   readonly request: PromptRequest;
   /** A question's recorded source (the tool, the assistant, a sub-agent). */
   readonly source?: InquirySource;
+  /**
+   * The sub-agent that asks, when the prompt is one a sub-agent escalated through the call (for a
+   * question, also its `source`).
+   */
+  readonly agent?: string;
   /** A question's position in its form. */
   readonly progress?: FormProgress;
   /** When the turn was suspended at this prompt (ISO 8601). */
@@ -200,6 +205,7 @@ export function pendingPromptOf(marker: PendingMarker, now: Date = new Date()): 
     ...(request.kind === "question" ? { inquiry_id: request.inquiry_id } : {}),
     request,
     ...(marker.source === undefined ? {} : { source: marker.source }),
+    ...(marker.escalated === undefined ? {} : { agent: marker.escalated.agent }),
     ...(marker.form === undefined ? {} : { progress: marker.form }),
     suspended_at: marker.suspended_at,
     ...(marker.deadline === undefined ? {} : { deadline: marker.deadline }),

@@ -10,15 +10,23 @@ import {
   tempDir,
 } from "./support.js";
 
-const callSpec: fc.Arbitrary<CallSpec> = fc.record({
-  questions: fc.array(fc.constantFrom("boolean", "select", "text" as const), {
-    minLength: 1,
-    maxLength: 4,
-  }),
-  run: fc.constantFrom("ask", "unattended" as const),
-  result: fc.constantFrom("ask", "unattended" as const),
-  tool: fc.constantFrom("alpha", "beta" as const),
+const questions = fc.array(fc.constantFrom("boolean", "select", "text" as const), {
+  minLength: 1,
+  maxLength: 4,
 });
+const mode = fc.constantFrom("ask", "unattended" as const);
+
+const callSpec: fc.Arbitrary<CallSpec> = fc.record(
+  {
+    questions,
+    run: mode,
+    result: mode,
+    tool: fc.constantFrom("alpha", "beta" as const),
+    // A sub-agent whose questions, permission and delivery prompts are escalated to the parent.
+    agent: fc.record({ questions, run: mode, result: mode }),
+  },
+  { requiredKeys: ["questions", "run", "result", "tool"] },
+);
 
 const scenario: fc.Arbitrary<Scenario> = fc.record({
   calls: fc.array(callSpec, { minLength: 1, maxLength: 3 }),
@@ -34,7 +42,7 @@ describe("suspend → save → load → answer → resume gives the live run's s
     await dir.remove();
   });
 
-  it("for forms with Back, Reply and End Turn, permission and delivery prompts, remembered answers and concurrent calls, suspended at every prompt", async () => {
+  it("for forms with Back, Reply and End Turn, permission and delivery prompts, remembered answers, concurrent calls and sub-agents' escalated prompts, suspended at every prompt", async () => {
     let n = 0;
     await fc.assert(
       fc.asyncProperty(scenario, async (s) => {

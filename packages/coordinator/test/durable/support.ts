@@ -28,7 +28,7 @@ import { macrotasks } from "../support.js";
 /** A person who keeps pressing Back loops: this limit ends the call, also across suspensions. */
 const MAX_QUESTIONS = 12;
 
-export type QuestionKind = "boolean" | "select" | "text";
+export type QuestionKind = "boolean" | "select" | "text" | "secret";
 
 /** One tool call of a scenario: a form of questions, and how it is configured. */
 export interface CallSpec {
@@ -37,6 +37,15 @@ export interface CallSpec {
   readonly result: "ask" | "unattended";
   /** Calls sharing a tool name share remembered answers and permission decisions. */
   readonly tool: "alpha" | "beta";
+  /**
+   * When set, the call's tool asks no questions of its own: it runs a sub-agent (its own stream
+   * and coordinator) whose form tool asks these, escalated to the parent's person.
+   */
+  readonly agent?: {
+    readonly questions: readonly QuestionKind[];
+    readonly run: "ask" | "unattended";
+    readonly result: "ask" | "unattended";
+  };
 }
 
 export interface Scenario {
@@ -45,7 +54,7 @@ export interface Scenario {
   readonly choices: readonly number[];
 }
 
-function question(kind: QuestionKind, i: number): Question {
+export function question(kind: QuestionKind, i: number): Question {
   const id = `q${i}`;
   switch (kind) {
     case "boolean":
@@ -54,6 +63,8 @@ function question(kind: QuestionKind, i: number): Question {
       return { id, text: `Pick ${i}`, answer_type: { type: "select", options: ["a", "b", "c"] } };
     case "text":
       return { id, text: `Name ${i}?`, answer_type: { type: "text" } };
+    case "secret":
+      return { id, text: `Password ${i}?`, answer_type: { type: "secret" } };
   }
 }
 
@@ -81,12 +92,50 @@ function formExecutor(questions: readonly Question[]): Executor {
   };
 }
 
-/** Per call id, its form; the tool name picks configuration only. */
-export function executorsFor(scenario: Scenario): ExecutorSource {
+/**
+ * A tool that runs a whole sub-agent in each pass: a fresh stream and coordinator whose one call
+ * is a form, its prompts escalated to the parent (as `subAgentPrompts` in @jp/builtins does).
+ * Its result is the sub-agent's: the same whenever the sub-agent got the same replies.
+ */
+export function subAgentExecutor(
+  parent: () => ToolCoordinator,
+  agent: NonNullable<CallSpec["agent"]>,
+): Executor {
+  return {
+    async execute({ call, signal }) {
+      const conversation = new FileConversationStore("/nonexistent").create({ title: "sub" });
+      conversation.stream.startTurn("Help the parent.");
+      const child = new ToolCoordinator({
+        stream: conversation.stream,
+        tools: { gamma: { run: agent.run, result: agent.result } },
+        executors: { executorFor: () => formExecutor(agent.questions.map(question)) },
+        prompts: {
+          isHumanReachable: () => parent().humanReachableFor(call.id),
+          ask: (request, options) => parent().escalate(call.id, "helper", request, options),
+        },
+        maxQuestionsPerCall: MAX_QUESTIONS,
+      });
+      const ran = await child.run([{ id: "sub_0", name: "gamma", arguments: {} }], {
+        turn: new TurnState(),
+        signal,
+      });
+      const content = JSON.stringify({
+        sub: ran.responses.map((r) => r.content),
+        pending: ran.pending.length,
+      });
+      return { type: "completed", content, is_error: false };
+    },
+  };
+}
+
+/** Per call id, its form or its sub-agent; the tool name picks configuration only. */
+export function executorsFor(scenario: Scenario, parent: () => ToolCoordinator): ExecutorSource {
   return {
     executorFor(call) {
       const spec = scenario.calls[Number(call.id.slice("call_".length))];
-      return spec === undefined ? undefined : formExecutor(spec.questions.map(question));
+      if (spec === undefined) return undefined;
+      if (spec.agent !== undefined) return subAgentExecutor(parent, spec.agent);
+      return formExecutor(spec.questions.map(question));
     },
   };
 }
@@ -216,10 +265,10 @@ export async function runLive(scenario: Scenario): Promise<ConversationStream> {
   const store = new FileConversationStore("/nonexistent");
   const conversation = store.create({ title: "live" });
   conversation.stream.startTurn("Do the things.");
-  const coordinator = new ToolCoordinator({
+  const coordinator: ToolCoordinator = new ToolCoordinator({
     stream: conversation.stream,
     tools: toolsFor(scenario),
-    executors: executorsFor(scenario),
+    executors: executorsFor(scenario, () => coordinator),
     prompts: new ScriptedPerson(scenario.choices),
     maxQuestionsPerCall: MAX_QUESTIONS,
   });
@@ -257,13 +306,15 @@ export async function runSuspended(
 ): Promise<{ stream: ConversationStream; suspensions: number }> {
   const conversation = new FileConversationStore(root).create({ title: "suspended" });
   conversation.stream.startTurn("Do the things.");
-  const coordinatorFor = (stream: ConversationStream) =>
-    new ToolCoordinator({
+  const coordinatorFor = (stream: ConversationStream) => {
+    const coordinator: ToolCoordinator = new ToolCoordinator({
       stream,
       tools: toolsFor(scenario),
-      executors: executorsFor(scenario),
+      executors: executorsFor(scenario, () => coordinator),
       maxQuestionsPerCall: MAX_QUESTIONS,
     });
+    return coordinator;
+  };
   let result = await coordinatorFor(conversation.stream).run(callsOf(scenario), {
     turn: new TurnState(),
     suspend: true,
