@@ -1,5 +1,6 @@
 import { ConversationStream, type StreamEvent } from "@jp/conversation";
 import {
+  answerPendingPrompt,
   type BuiltinTool,
   builtinExecutorSource,
   combineExecutorSources,
@@ -153,5 +154,60 @@ describe("sub-agent escalation", () => {
     );
     expect(outcomes(childStream.events)).toEqual([["call_child.answer.1", "cancelled"]]);
     expect(sources(parentStream.events)).toEqual([]);
+  });
+  it("in a suspended turn, the sub-agent's question waits at the hosting call and, answered from another process, reaches a fresh sub-agent on resume", async () => {
+    const children: ConversationStream[] = [];
+    const parentFor = (stream: ConversationStream) => {
+      const coordinator: ToolCoordinator = new ToolCoordinator({
+        stream,
+        tools: { research: { run: "unattended" } },
+        executors: builtinExecutorSource({
+          research: {
+            async execute(input) {
+              // Each pass runs a whole new sub-agent, as after a restart.
+              const child = ConversationStream.empty();
+              children.push(child);
+              return researcher(() => coordinator, child).execute(input);
+            },
+          },
+        }),
+      });
+      return coordinator;
+    };
+    const parentStream = ConversationStream.empty();
+    parentStream.startTurn("Research.");
+    const call = { id: "call_parent", name: "research", arguments: {} };
+    const suspended = await parentFor(parentStream).run([call], {
+      turn: new TurnState(),
+      suspend: true,
+    });
+    expect(suspended.pending.map((p) => [p.prompt_id, p.agent])).toEqual([
+      ["call_parent.answer.1", "researcher"],
+    ]);
+    expect(suspended.responses).toEqual([]);
+
+    // Another process loads the conversation and answers; a third resumes it.
+    const saved = () =>
+      ConversationStream.decode(JSON.parse(JSON.stringify(parentStream.toJSON())))._unsafeUnwrap();
+    const answering = saved();
+    answerPendingPrompt(answering, "call_parent.answer.1", {
+      type: "answer",
+      value: "/srv",
+    })._unsafeUnwrap();
+    const resumedStream = ConversationStream.decode(
+      JSON.parse(JSON.stringify(answering.toJSON())),
+    )._unsafeUnwrap();
+    const resumed = await parentFor(resumedStream).resume();
+
+    expect(JSON.parse(resumed.responses[0]?.content ?? "")).toEqual({
+      answer_type: "text",
+      answer: "/srv",
+    });
+    expect(outcomes(resumedStream.events)).toEqual([["call_parent.answer.1", "answered"]]);
+    // The first sub-agent was told "later" and suspended; the second got the person's answer.
+    expect(children.map((child) => outcomes(child.events))).toEqual([
+      [],
+      [["call_child.answer.1", "answered"]],
+    ]);
   });
 });
