@@ -63,6 +63,8 @@ export function coordinatorOn(
   });
 }
 
+let made = 0;
+
 /**
  * Starts a turn in a new conversation of `store` that calls `name` with `args`, suspends it at
  * its first prompt (nobody is asked) and saves it.
@@ -78,7 +80,10 @@ export async function suspendTurn(
     readonly deadlineMs?: number;
   } = {},
 ): Promise<{ readonly conversation: StoredConversation; readonly result: RunResult }> {
-  const conversation = store.create({ title: options.title ?? "A suspended turn" });
+  const created = store.create({ title: options.title ?? "A suspended turn" });
+  // Names made in the same tenth of a second are the same: each test conversation gets its own.
+  made += 1;
+  const conversation = { ...created, name: `${created.name}-${made}` };
   conversation.stream.startTurn(`Use ${name}`);
   const result = await coordinatorOn(conversation, options).run(
     [{ id: "call_1", name, arguments: args }],
