@@ -2,8 +2,9 @@
 //   npm run screenshots -w packages/prompt-web
 import { mkdirSync } from "node:fs";
 import type { PromptRequest } from "@jp/coordinator";
+import { ok } from "neverthrow";
 import { chromium } from "playwright-core";
-import { createWebPrompts } from "../src/index.js";
+import { createWebPrompts, type InboxSource } from "../src/index.js";
 
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const out = new URL("../docs/", import.meta.url);
@@ -151,7 +152,8 @@ const shots: { name: string; request: PromptRequest; width?: number; after?: str
   },
 ];
 
-const started = await createWebPrompts();
+// Each picture opens a new page: prompts wait for it to connect.
+const started = await createWebPrompts({ waitForPageMs: 30_000 });
 if (started.isErr()) throw new Error(started.error.message);
 const web = started.value;
 const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true });
@@ -183,6 +185,7 @@ try {
     console.log(`docs/${shot.name}.png`);
   }
   await conversationsShot();
+  await inboxShot();
 } finally {
   await browser.close();
   await web.close();
@@ -209,4 +212,57 @@ async function conversationsShot(): Promise<void> {
   await Promise.all(asked);
   await page.close();
   console.log("docs/conversations.png");
+}
+
+/** Prompts waiting in a store: a suspended turn's question with a deadline, and a secret. */
+async function inboxShot(): Promise<void> {
+  const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+  const source: InboxSource = {
+    list: async () =>
+      ok({
+        conversations: [
+          {
+            name: "17727484633-release-widgets",
+            title: "Release widgets",
+            prompts: [
+              {
+                prompt_id: "call_1.env.1",
+                request: shots[1]?.request as PromptRequest,
+                since: minutesAgo(42),
+                deadline: new Date(Date.now() + 23 * 3_600_000).toISOString(),
+                state: "suspended",
+              },
+            ],
+          },
+          {
+            name: "17727490012-rotate-keys",
+            title: "Rotate the signing keys",
+            prompts: [
+              {
+                prompt_id: "call_2.otp.1",
+                request: shots[4]?.request as PromptRequest,
+                since: minutesAgo(7),
+                state: "suspended",
+              },
+            ],
+          },
+        ],
+      }),
+    answer: async () => ok(undefined),
+    watch: () => () => {},
+  };
+  const started = await createWebPrompts({ inbox: source });
+  if (started.isErr()) throw new Error(started.error.message);
+  const inboxWeb = started.value;
+  try {
+    const page = await browser.newPage({ viewport: { width: 720, height: 400 } });
+    await page.goto(inboxWeb.url);
+    await page.locator(".secret-note").waitFor();
+    await page.locator("html").evaluate((root) => root.ownerDocument.activeElement?.blur());
+    await page.screenshot({ path: new URL("inbox.png", out).pathname, fullPage: true });
+    await page.close();
+    console.log("docs/inbox.png");
+  } finally {
+    await inboxWeb.close();
+  }
 }

@@ -1,5 +1,6 @@
 // @ts-check
-// The prompt page: shows the waiting prompts of every conversation, live, and sends the person's
+// The prompt page: shows the waiting prompts of every conversation, live, and those waiting in a
+// store (suspended turns, hosts elsewhere) when the server has an inbox, and sends the person's
 // replies. A conversation's prompts come one at a time; the ones behind it are listed with how
 // long they have waited. Cards are kept while their prompt is open, so an update never wipes
 // what the person is typing.
