@@ -1,8 +1,12 @@
-// Every TypeScript or JavaScript block in the README and docs/ is a snippet file here, shown as it
-// is: so each block is type-checked (the root tsconfig includes docs/snippets) and run (a test of
-// this folder runs every snippet). A block is tied to its file by a comment on the line before it:
+// Every TypeScript or JavaScript block in the README, docs/ and the packages' READMEs is a snippet
+// file here, shown as it is: so each block is type-checked (the root tsconfig includes
+// docs/snippets) and run (a test of this folder runs every snippet). A block is tied to its file by
+// a comment on the line before it:
 //   <!-- snippet: docs/snippets/file.ts -->          the whole file
 //   <!-- snippet: docs/snippets/file.ts#name -->     the lines between `// #region name` and `// #endregion`
+// A package README may instead say why a block cannot run here (it needs a PostgreSQL server, an
+// MCP server, a UI in another process, …):
+//   <!-- not-runnable: the reason -->
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -11,6 +15,12 @@ import { RUNS } from "./snippet-runs.js";
 
 const CODE_FENCE = /^```(ts|typescript|js|javascript|mjs|tsx)\s*$/;
 const MARKER = /^<!-- snippet: (\S+?)(?:#(\S+))? -->$/;
+const NOT_RUNNABLE = /^<!-- not-runnable: (.*\S.*) -->$/;
+
+/** The packages' READMEs, which npm shows. */
+const PACKAGE_READMES = readdirSync(join(REPO, "packages"))
+  .map((dir) => `packages/${dir}/README.md`)
+  .filter((path) => existsSync(join(REPO, path)));
 
 /** The markdown files whose code blocks must be snippets. */
 const DOCS = [
@@ -18,6 +28,7 @@ const DOCS = [
   ...readdirSync(join(REPO, "docs"))
     .filter((name) => name.endsWith(".md"))
     .map((name) => `docs/${name}`),
+  ...PACKAGE_READMES,
 ];
 
 interface Block {
@@ -25,6 +36,8 @@ interface Block {
   readonly line: number;
   readonly code: string;
   readonly marker: { readonly file: string; readonly region: string | undefined } | undefined;
+  /** Why the block cannot run, when it is marked not runnable. */
+  readonly notRunnable: string | undefined;
 }
 
 function blocks(doc: string): Block[] {
@@ -39,6 +52,7 @@ function blocks(doc: string): Block[] {
       line: i + 1,
       code: lines.slice(i + 1, end).join("\n"),
       marker: marker === null ? undefined : { file: marker[1] as string, region: marker[2] },
+      notRunnable: NOT_RUNNABLE.exec(lines[i - 1] ?? "")?.[1],
     });
     i = end;
   }
@@ -62,17 +76,37 @@ function snippetText(file: string, region: string | undefined): string {
 
 const ALL = DOCS.flatMap(blocks);
 
+const RUNNABLE = ALL.filter((block) => block.notRunnable === undefined);
+const NOT_RUN = ALL.filter((block) => block.notRunnable !== undefined);
+
 describe("every code block in the docs is a snippet file", () => {
-  it.each(ALL.map((b) => [`${b.doc}:${b.line}`, b] as const))("%s", (_, block) => {
+  it.each(RUNNABLE.map((b) => [`${b.doc}:${b.line}`, b] as const))("%s", (_, block) => {
     expect(
       block.marker,
-      `${block.doc}:${block.line}: put the code in docs/snippets/ and write <!-- snippet: docs/snippets/<file>.ts --> on the line before the block`,
+      `${block.doc}:${block.line}: put the code in docs/snippets/ and write <!-- snippet: docs/snippets/<file>.ts --> on the line before the block (in a package README, <!-- not-runnable: why --> when it cannot run here)`,
     ).toBeDefined();
     const { file, region } = block.marker ?? { file: "", region: undefined };
     expect(existsSync(join(REPO, file)), `${file} does not exist`).toBe(true);
     expect(block.code, `${block.doc}:${block.line} differs from ${file}`).toBe(
       snippetText(file, region),
     );
+  });
+
+  it.each(NOT_RUN.map((b) => [`${b.doc}:${b.line}`, b] as const))(
+    "%s is marked not runnable, with a reason, in a package README only",
+    (_, block) => {
+      expect(PACKAGE_READMES, `${block.doc}: every block of the docs runs`).toContain(block.doc);
+      expect(block.notRunnable?.trim().length).toBeGreaterThanOrEqual(10);
+    },
+  );
+
+  it("finds the blocks of every package README", () => {
+    expect(PACKAGE_READMES.length).toBeGreaterThanOrEqual(9);
+    for (const readme of PACKAGE_READMES) {
+      const text = readFileSync(join(REPO, readme), "utf8");
+      const fences = text.split("\n").filter((line) => CODE_FENCE.test(line)).length;
+      expect(ALL.filter((block) => block.doc === readme)).toHaveLength(fences);
+    }
   });
 
   it("the README shows embedding first, right after the two set-up commands", () => {

@@ -21,4 +21,28 @@ export const RUNS: Readonly<Record<string, "embed" | ((run: SnippetRun) => void)
     expect(run.stdout).toContain("turn 0: 3 events");
   },
   "inquiry-backend.ts": (run) => expect(run.stdout).toContain("deployed to eu"),
+  "observability.ts": (run) => {
+    expect(run.stdout).toContain("deploy: awaiting_input\n");
+    expect(run.stdout).toContain("deploy: completed\n");
+    expect(run.stdout).toMatch(
+      /span jp\.question: route=human outcome=answered, the person took \d+ ms/,
+    );
+    expect(run.stdout).toContain("span execute_tool deploy: completed");
+    expect(run.stdout).not.toContain("staging"); // the answer is in no span
+  },
+  "coordinator-example.ts": (run) => {
+    expect(run.stdout).toContain("prune_branches completed\npruned 3 merged branches false\n");
+    expect(run.stdout).toContain("deployed: true");
+  },
+  "coordinator-testing.ts": (run) => expect(run.stdout).toContain("testing kit: ok"),
+  "tool-question.ts": (run) =>
+    expect(run.stdout).toBe('{"type":"success","content":"applied 5 lines"}'),
+  "tool-schema-question.ts": (run) =>
+    expect(run.stdout).toBe('needs_input\n{"type":"success","content":"released 1.2.0"}\n'),
+  "conversation-store.ts": (run) => {
+    expect(run.stdout).toContain("Tool call was interrupted.");
+    expect(run.stdout).toContain("repaired: 1 inserted; saved: true");
+  },
+  // Against the fake provider, with nobody at a terminal: ask_user is refused, the turn ends.
+  "builtins-embed.ts": (run) => expect(run.stdout).toContain("saved: true, 7 events"),
 };
