@@ -1,6 +1,6 @@
 import type { InquirySource, JsonObject, JsonValue } from "@jp/conversation";
 import type { Outcome, Question } from "@jp/tool";
-import type { ResolvedToolConfig } from "../config/schema.js";
+import type { ResolvedToolConfig, ToolConfig, ToolsConfig } from "../config/schema.js";
 
 /** The answers collected so far for one tool call, keyed by question id, latest answer wins. */
 export type Answers = Readonly<Record<string, JsonValue>>;
@@ -48,6 +48,13 @@ export interface Executor {
 /** Finds the executor for a tool call; `undefined` means the tool is not available. */
 export interface ExecutorSource {
   executorFor(call: ToolCall, config: ResolvedToolConfig): Executor | undefined;
+  /**
+   * The registered configuration of the tools this source runs, by name (see
+   * {@link BuiltinTool.config}). `ToolCoordinator` layers it under its `tools`, so a tool keeps
+   * its built-in settings when the host's configuration does not name it; what the host writes
+   * wins field by field.
+   */
+  toolConfigs?(): ToolsConfig;
 }
 
 /** What a built-in tool receives on each pass. */
@@ -68,6 +75,13 @@ export interface BuiltinTool {
    * whose questions are the assistant's own (`ask_user`) returns `{"source":"assistant"}`.
    */
   inquirySource?(name: string): InquirySource;
+  /**
+   * The tool's registered configuration (how JP registers a built-in): with
+   * `builtinExecutorSource`, `ToolCoordinator` layers it under the host's `tools`. `ask_user`'s
+   * says it runs without a permission prompt, delivers its result without one, and labels its
+   * prompts "Assistant", so a coordinator built by hand behaves as `createCoordinator`'s does.
+   */
+  readonly config?: ToolConfig;
 }
 
 /** A built-in's outcome: JP's `Outcome`, where `needs_input` may also carry form progress. */

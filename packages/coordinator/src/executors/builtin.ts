@@ -8,6 +8,8 @@ import type {
   ExecutorResult,
   ExecutorSource,
 } from "../backends/executor.js";
+import { layerToolsConfigs } from "../config/layering.js";
+import type { ToolConfig, ToolsConfig } from "../config/schema.js";
 
 /** The recorded source of a built-in's questions: its own declaration, else the tool. */
 export function builtinInquirySource(name: string, tool: BuiltinTool): InquirySource {
@@ -76,7 +78,10 @@ export function builtinExecutor(name: string, tool: BuiltinTool): Executor {
 }
 
 /**
- * An {@link ExecutorSource} for built-in tools, looked up by the tool's configured name.
+ * An {@link ExecutorSource} for built-in tools, looked up by the tool's configured name. Each
+ * tool's registered `config` is offered under that name (`toolConfigs()`), and `ToolCoordinator`
+ * layers it under the host's `tools`: `ask_user` needs no `builtinToolConfigs()` to run without a
+ * permission prompt.
  *
  * @example
  * const executors = builtinExecutorSource({ ask_user: askUser });
@@ -87,10 +92,20 @@ export function builtinExecutorSource(
   const executors = new Map(
     Object.entries(tools).map(([name, tool]) => [name, builtinExecutor(name, tool)]),
   );
-  return { executorFor: (call) => executors.get(call.name) };
+  const configs: [string, ToolConfig][] = Object.entries(tools).flatMap(([name, tool]) =>
+    tool.config === undefined ? [] : [[name, tool.config]],
+  );
+  return {
+    executorFor: (call) => executors.get(call.name),
+    // A fresh map each time: the coordinator layers it, a host may change what it gets.
+    toolConfigs: () => layerToolsConfigs(Object.fromEntries(configs)),
+  };
 }
 
-/** Tries each source in order; the first that has an executor for the call wins. */
+/**
+ * Tries each source in order; the first that has an executor for the call wins, and so does its
+ * registered configuration for a tool two sources both configure.
+ */
 export function combineExecutorSources(...sources: readonly ExecutorSource[]): ExecutorSource {
   return {
     executorFor(call, config) {
@@ -100,5 +115,7 @@ export function combineExecutorSources(...sources: readonly ExecutorSource[]): E
       }
       return undefined;
     },
+    toolConfigs: (): ToolsConfig =>
+      layerToolsConfigs(...sources.map((source) => source.toolConfigs?.()).reverse()),
   };
 }
