@@ -19,6 +19,7 @@ import type {
   ReplyFor,
 } from "../backends/prompt-backend.js";
 import type { ConfigError } from "../config/errors.js";
+import { layerToolsConfigs } from "../config/layering.js";
 import { parseToolsConfig, resolveToolConfig } from "../config/resolve.js";
 import type { ResolvedToolConfig, ToolsConfig } from "../config/schema.js";
 import {
@@ -187,9 +188,24 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     super();
     // Checked here, once: a config built in code that skipped `parseToolsConfig` (say
     // `detached: "Auto"`) must fail loudly now, not half-way through a run.
-    const tools = parseToolsConfig(options.tools);
+    // A built-in's registered configuration sits under the host's (see `ExecutorSource.toolConfigs`).
+    const registered = options.executors.toolConfigs?.();
+    const tools = parseToolsConfig(
+      registered === undefined || typeof options.tools !== "object" || options.tools === null
+        ? options.tools
+        : layerToolsConfigs(registered, options.tools),
+    );
     if (tools.isErr()) throw new ToolsConfigError(tools.error);
     this.#options = { ...options, tools: tools.value };
+  }
+
+  /**
+   * The configuration the coordinator applies: its `tools` over the executors' registered ones.
+   * Offer these to the model (`toProviderTools(coordinator.tools, …)`), so every tool it can run,
+   * `ask_user` included, is in the request.
+   */
+  get tools(): ToolsConfig {
+    return this.#options.tools;
   }
 
   /** The resolved configuration of a tool, as the coordinator will apply it. */
