@@ -61,7 +61,7 @@ const inquiries = (events: readonly StreamEvent[]) =>
   });
 
 const responses = (events: readonly StreamEvent[]) =>
-  events.flatMap((e) => (e.type === "tool_call_response" ? [e.content] : []));
+  events.flatMap((e) => (e.type === "tool_call_response" ? [String(e.content)] : []));
 
 /** Answers questions from a list, by question id; anything else is "later". */
 function answering(values: Record<string, JsonValue>): PromptBackend & { asked: string[] } {
