@@ -1,4 +1,4 @@
-import type { ToolsConfig } from "@jp/coordinator";
+import type { ToolConfig, ToolsConfig } from "@jp/coordinator";
 import { ASK_USER_DESCRIPTION } from "./ask-user/description.js";
 import { ASK_USER_PARAMETERS } from "./ask-user/parameters.js";
 
@@ -14,17 +14,20 @@ import { ASK_USER_PARAMETERS } from "./ask-user/parameters.js";
  * const tools = layerToolsConfigs(builtinToolConfigs(), userTools);
  */
 export function builtinToolConfigs(): ToolsConfig {
+  return { ask_user: askUserConfig() };
+}
+
+/** `ask_user`'s registered configuration (also carried by the tool itself, as `askUser.config`). */
+export function askUserConfig(): ToolConfig {
   return {
-    ask_user: {
-      source: "builtin",
-      enable: { state: true, allow_toggle: "if_named" },
-      description: ASK_USER_DESCRIPTION,
-      parameters: { ...ASK_USER_PARAMETERS },
-      run: "unattended",
-      result: "unattended",
-      style: { hidden: true },
-      // `answer` is the single question's id; "*" gives form questions the same label.
-      questions: { answer: { prompt_label: "Assistant" }, "*": { prompt_label: "Assistant" } },
-    },
+    source: "builtin",
+    enable: { state: true, allow_toggle: "if_named" },
+    description: ASK_USER_DESCRIPTION,
+    parameters: { ...ASK_USER_PARAMETERS },
+    run: "unattended",
+    result: "unattended",
+    style: { hidden: true },
+    // `answer` is the single question's id; "*" gives form questions the same label.
+    questions: { answer: { prompt_label: "Assistant" }, "*": { prompt_label: "Assistant" } },
   };
 }

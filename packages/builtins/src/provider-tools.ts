@@ -133,8 +133,7 @@ export function toolInputSchema(config: ResolvedToolConfig | ToolConfig): ToolIn
  * a silent empty list: without `builtinToolConfigs()` layered in, not even `ask_user` is offered.
  *
  * @example
- * const tools = layerToolsConfigs(builtinToolConfigs(), userTools);
- * const offered = toProviderTools(tools, "anthropic", { include: (name) => executors.has(name) });
+ * const offered = toProviderTools(coordinator.tools, "anthropic"); // ask_user included
  * if (offered.isOk()) request.tools = offered.value;
  */
 export function toProviderTools<F extends ProviderToolFormat>(
@@ -172,7 +171,7 @@ export function toProviderTools<F extends ProviderToolFormat>(
 
 function noToolsMessage(tools: ToolsConfig, options: ProviderToolsOptions): string {
   if (!Object.hasOwn(tools, "ask_user")) {
-    return "no tool to offer: the configuration has no enabled tool, not even the built-in ask_user. Layer the built-ins under it with layerToolsConfigs(builtinToolConfigs(), tools), and give the coordinator the same configuration (createCoordinator does both)";
+    return "no tool to offer: the configuration has no enabled tool, not even the built-in ask_user. Pass the configuration the coordinator applies (coordinator.tools, which includes what builtinExecutorSource({ ask_user: askUser }) registers), or layer the built-ins under yours with layerToolsConfigs(builtinToolConfigs(), tools) (createCoordinator does both)";
   }
   if (options.include !== undefined && enabledToolNames(tools).some((name) => name !== "*")) {
     return "no tool to offer: options.include accepted none of the enabled tools";

@@ -46,13 +46,10 @@ describe("createCoordinator", () => {
     prompts.assertScriptUsed();
   });
 
-  it("is what fixes a hand-built coordinator without the built-in configuration", async () => {
-    // The old way to get this wrong: ask_user's executor without its configuration is an unknown
-    // tool to the coordinator, which asks permission to run it.
-    const prompts = new MockPromptBackend({
-      permissions: [{ type: "run" }],
-      questions: [{ type: "answer", value: "red" }],
-    });
+  it("matches a hand-built coordinator, which gets ask_user's configuration from its executor", async () => {
+    // askUser carries its registered configuration, so a coordinator built by hand without
+    // builtinToolConfigs() runs it as createCoordinator does: no permission prompt.
+    const prompts = new MockPromptBackend({ questions: [{ type: "answer", value: "red" }] });
     const bare = new ToolCoordinator({
       stream: started(),
       tools: {},
@@ -60,7 +57,10 @@ describe("createCoordinator", () => {
       prompts,
     });
     await bare.run([question], { turn: new TurnState() });
-    expect(prompts.requests.map((r) => r.kind)).toEqual(["permission", "question"]);
+    expect(prompts.requests.map((r) => r.kind)).toEqual(["question"]);
+    expect(prompts.questions[0]?.prompt_label).toBe("Assistant");
+    expect(bare.tools).toEqual(createCoordinator({ stream: started() }).tools);
+    prompts.assertScriptUsed();
   });
 
   it("layers your tools over the built-ins and runs them with your executors", async () => {

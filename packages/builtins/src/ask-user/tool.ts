@@ -2,6 +2,7 @@ import type { InquirySource } from "@jp/conversation";
 import type { BuiltinOutcome, BuiltinTool, BuiltinToolInput } from "@jp/coordinator";
 import { failure, success, validateAnswer } from "@jp/tool";
 import type { Result } from "neverthrow";
+import { askUserConfig } from "../builtin-configs.js";
 import { type AskUserRequest, parseAskUserArguments, SINGLE_QUESTION_ID } from "./arguments.js";
 import { FormWalk } from "./walk.js";
 
@@ -22,6 +23,9 @@ const invalidArguments = (problem: string) =>
  * const executors = builtinExecutorSource({ ask_user: askUser });
  */
 export const askUser: BuiltinTool = {
+  // Its registered configuration travels with it: a coordinator built by hand, without
+  // `builtinToolConfigs()`, still runs it without a permission prompt.
+  config: askUserConfig(),
   inquirySource(): InquirySource {
     return { source: "assistant" };
   },
