@@ -281,6 +281,19 @@ export class SecretMask {
     this.#pattern = undefined;
   }
 
+  /**
+   * A question with every secret masked in what is written and shown: its text and context. A
+   * tool that quotes an earlier secret answer in a later question would otherwise put it in the
+   * record (and, routed to the assistant, in front of a model).
+   */
+  maskQuestion<Q extends { readonly text: string; readonly context?: string }>(question: Q): Q {
+    if (this.#values.size === 0) return question;
+    const text = this.mask(question.text);
+    const context = question.context === undefined ? undefined : this.mask(question.context);
+    if (text === question.text && context === question.context) return question;
+    return { ...question, text, ...(context === undefined ? {} : { context }) };
+  }
+
   /** `text` with every occurrence of every secret replaced by {@link SecretMask.MASK}. */
   mask(text: string): string {
     if (this.#values.size === 0) return text;

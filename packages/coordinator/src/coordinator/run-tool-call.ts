@@ -260,6 +260,8 @@ async function passes(
       return { source: "tool", outcome: finish({ content, is_error: result.is_error }) };
     }
     state("awaiting_input");
+    const masked = ctx.secrets.maskQuestion(result.question);
+    if (masked !== result.question) result = { ...result, question: masked };
     formTotal = result.form?.total;
     const at =
       resumed?.request.kind === "question"

@@ -175,6 +175,38 @@ describe("a secret answer is masked in the failure texts the coordinator records
     ]);
   });
 
+  it("a later question that quotes a secret answer is recorded, shown and routed with the secret masked", async () => {
+    const secret = "pw-Zq81-unique";
+    const tool = new MockExecutor((input) => {
+      if (input.answers.token === undefined) {
+        return { type: "needs_input", question: secretQuestion() };
+      }
+      if (input.answers.sure === undefined) {
+        return {
+          type: "needs_input",
+          question: {
+            ...booleanQuestion("sure"),
+            text: `Log in with ${String(input.answers.token)}?`,
+            context: `token: ${String(input.answers.token)}`,
+          },
+        };
+      }
+      return { type: "success", content: "done" };
+    });
+    const { stream, result, emitted, human } = await runWith(
+      UNATTENDED,
+      { login: tool },
+      { questions: [answer(secret), answer(true)] },
+    );
+
+    expect(result.responses.map((r) => r.content)).toEqual(["done"]);
+    expect(human.questions.map((q) => [q.question.text, q.question.context])).toEqual([
+      [secretQuestion().text, undefined],
+      [`Log in with ${MASK}?`, `token: ${MASK}`],
+    ]);
+    expectNowhere(secret, surfaces(stream, result, emitted));
+  });
+
   it("a static secret from the configuration is masked too", async () => {
     const secret = "static-Kx27-secret";
     const { result } = await runWith(
