@@ -36,7 +36,11 @@ export type {
   QuestionReply,
   ReplyFor,
 } from "./backends/prompt-backend.js";
-export { HumanUnreachableError, PromptUnsupportedError } from "./backends/prompt-backend.js";
+export {
+  HumanUnreachableError,
+  PromptTimedOutError,
+  PromptUnsupportedError,
+} from "./backends/prompt-backend.js";
 export { resolveDetached } from "./config/detached.js";
 export type { ToggleDirective } from "./config/enable.js";
 export { applyToggleDirectives, enabledToolNames } from "./config/enable.js";

@@ -12,6 +12,7 @@ describe("the public API of @jp/coordinator", () => {
       "MAX_PROMPTS_PER_QUESTION",
       "MAX_REPEATED_INVALID_REPLIES",
       "PENDING_METADATA_KEY",
+      "PromptTimedOutError",
       "PromptUnsupportedError",
       "ROUTING_RULES",
       "ResumeAnswerError",

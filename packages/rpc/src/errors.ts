@@ -48,9 +48,9 @@ const BRAND = Symbol.for("@jp/rpc/RpcError");
 /**
  * The one error class of @jp/rpc. A prompt that fails rejects with it (the coordinator records a
  * backend error); `kind` says why and `code` carries the JSON-RPC code when there is one. When
- * the person cannot be reached, or the client cannot show the prompt, the prompt rejects with
- * the coordinator's `HumanUnreachableError` or `PromptUnsupportedError` instead, whose `cause`
- * is the `RpcError`.
+ * the person cannot be reached, the client cannot show the prompt, or it did not answer within
+ * `timeoutMs`, the prompt rejects with the coordinator's `HumanUnreachableError`,
+ * `PromptUnsupportedError` or `PromptTimedOutError` instead, whose `cause` is the `RpcError`.
  *
  * @example
  * try { await backend.ask(request, { signal }); }

@@ -3,6 +3,7 @@ import {
   HumanUnreachableError,
   type PromptBackend,
   type PromptRequest,
+  PromptTimedOutError,
   PromptUnsupportedError,
   type ReplyFor,
 } from "@jp/coordinator";
@@ -306,10 +307,14 @@ class RpcPromptBackendImpl implements RpcPromptBackend {
         );
       case "cancelled":
         if (!timedOut) return CANCELLED;
-        throw new RpcError(
-          "timeout",
-          `the client did not answer ${what} within ${this.#timeoutMs} ms`,
-        );
+        {
+          // The coordinator records a `timeout`, never the person's decline or a broken backend.
+          const message = `the client did not answer ${what} within ${this.#timeoutMs} ms`;
+          throw new PromptTimedOutError(message, {
+            ...(this.#timeoutMs === undefined ? {} : { ms: this.#timeoutMs }),
+            cause: new RpcError("timeout", message),
+          });
+        }
       case "closed":
         // The UI went away: nobody is there to answer, which is not the person's decision.
         throw disconnected(outcome.reason);

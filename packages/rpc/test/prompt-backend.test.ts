@@ -1,4 +1,9 @@
-import { HumanUnreachableError, type PromptRequest, PromptUnsupportedError } from "@jp/coordinator";
+import {
+  HumanUnreachableError,
+  type PromptRequest,
+  PromptTimedOutError,
+  PromptUnsupportedError,
+} from "@jp/coordinator";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   createRpcPromptBackend,
@@ -266,8 +271,10 @@ describe("cancellation, timeout, disconnect", () => {
     const { remote, backend } = await connected("rich", { timeoutMs: 20 });
     const reply = backend.ask(REQUESTS.boolean, { signal: never() });
     const request = await remote.next();
-    const error = await rejection(reply);
-    expect(error.kind).toBe("timeout");
+    // The coordinator records it as `timeout`: not the person's decline, not a broken backend.
+    const error = await rejectionAs(reply, PromptTimedOutError);
+    expect(error.cause.kind).toBe("timeout");
+    expect(error.ms).toBe(20);
     expect(await remote.next()).toMatchObject({
       method: "$/cancelRequest",
       params: { id: request.id },

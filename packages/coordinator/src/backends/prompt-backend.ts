@@ -140,3 +140,19 @@ export class HumanUnreachableError extends Error {
 export class PromptUnsupportedError extends Error {
   override readonly name = "PromptUnsupportedError";
 }
+
+/**
+ * Reject {@link PromptBackend.ask} with this when the backend gave the person a deadline of its
+ * own and it passed without an answer (a UI that closes the dialog after a while, an RPC client
+ * that did not answer in time). The coordinator records `timeout`, as for its own
+ * `promptTimeoutMs`: never the person's decline, never a broken backend.
+ */
+export class PromptTimedOutError extends Error {
+  override readonly name = "PromptTimedOutError";
+  /** The deadline, in milliseconds, when the backend knows it. */
+  readonly ms: number | undefined;
+  constructor(message: string, options: { readonly ms?: number; readonly cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.ms = options.ms;
+  }
+}

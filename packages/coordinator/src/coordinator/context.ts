@@ -151,6 +151,11 @@ export type PromptResult<R extends PromptRequest> =
  */
 export type PromptFailure = "unreachable" | "unsupported" | "other";
 
+// By name, so that a second copy of this package in a host's tree is recognised too.
+function isPromptTimeout(cause: unknown): cause is { readonly ms?: number } {
+  return cause instanceof Error && cause.name === "PromptTimedOutError";
+}
+
 function failureOf(cause: unknown): PromptFailure {
   if (cause instanceof HumanUnreachableError) return "unreachable";
   if (cause instanceof PromptUnsupportedError) return "unsupported";
@@ -250,7 +255,10 @@ export async function showPrompt<R extends PromptRequest>(
   } catch (cause) {
     result = signal.aborted
       ? { type: "aborted", cause: abortCause(signal) }
-      : { type: "failed", error: ctx.secrets.mask(describe(cause)), failure: failureOf(cause) };
+      : isPromptTimeout(cause)
+        ? // The backend's own deadline passed: the same record as the coordinator's own.
+          { type: "aborted", cause: { type: "timeout", ms: cause.ms } }
+        : { type: "failed", error: ctx.secrets.mask(describe(cause)), failure: failureOf(cause) };
   } finally {
     clearTimeout(timer);
   }

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   type DeliverReply,
   type PermissionReply,
+  PromptTimedOutError,
   type QuestionReply,
   type RunOptions,
   type ToolsConfig,
@@ -540,5 +541,40 @@ describe("End Turn: what else was waiting is recorded as the turn having ended",
     );
     expect(toolResponses(stream)).toHaveLength(5);
     expect(unpaired(stream.events, "inquiry")).toEqual({ requests: [], responses: [] });
+  });
+});
+
+describe("a prompt backend's own deadline (PromptTimedOutError)", () => {
+  const late = () => Promise.reject(new PromptTimedOutError("no answer in time", { ms: 45_000 }));
+
+  it("a question is recorded as `timeout` with the backend's deadline, never as a backend error", async () => {
+    const { stream, coordinator } = coordinatorFor({
+      tools: UNATTENDED,
+      executors: new MockExecutorSource({ deploy: asking([booleanQuestion()]) }),
+      prompts: new MockPromptBackend({ questions: [late] }),
+    });
+    const { responses } = await coordinator.run([call("call_1", "deploy")], {
+      turn: new TurnState(),
+    });
+    expect(inquiryTrail(stream.events).filter((e) => "response" in e)).toEqual([
+      { response: "call_1.confirm.1", cancelled: "timeout" },
+    ]);
+    expect(responses.map((r) => [r.content, r.is_error])).toEqual([
+      [TIMED_OUT("within 45 s"), false],
+    ]);
+  });
+
+  it("a permission prompt is not decided, and the person did not decline", async () => {
+    const { coordinator } = coordinatorFor({
+      tools: { deploy: { run: "ask" } },
+      executors: new MockExecutorSource({ deploy: asking([]) }),
+      prompts: new MockPromptBackend({ permissions: [late] }),
+    });
+    const { responses } = await coordinator.run([call("call_1", "deploy")], {
+      turn: new TurnState(),
+    });
+    expect(responses.map((r) => [r.content, r.is_error])).toEqual([
+      ["Tool not run: no permission decision within 45 s. The user did not decline.", false],
+    ]);
   });
 });
