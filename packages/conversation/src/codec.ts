@@ -57,6 +57,17 @@ export function decodeEvent(json: unknown, path: JsonPath = []): Result<StreamEv
 }
 
 /**
+ * {@link decodeEvent} without the `Result`, for decoding whole streams: the event, or
+ * `undefined` where `decodeEvent` gives an error (ask it for the message). Not public API.
+ */
+export function decodedOrUndefined(json: unknown): StreamEvent | undefined {
+  if (!isPlainObject(json) || typeof json.type !== "string") return undefined;
+  if (isCanonicalEvent(json)) return json as StreamEvent;
+  const decoded = decodeWithSchemas(json, json.type);
+  return decoded.isOk() ? decoded.value : undefined;
+}
+
+/**
  * The full decoder behind {@link decodeEvent}'s fast path: legacy shapes, defaults, unknown
  * fields and every error message. Exported for the test that holds the fast path to it.
  */

@@ -2,10 +2,10 @@ import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { err, ok, Result } from "neverthrow";
 import type { z } from "zod";
-import { decodeEvent, encodeEvent } from "./codec.js";
+import { decodedOrUndefined, decodeEvent, encodeEvent } from "./codec.js";
 import type { StoreError } from "./errors.js";
 import { isConfigDelta, type StreamEvent } from "./events.js";
-import { fromDisk, toDisk } from "./internal/at-rest.js";
+import { AtRestReader, toDisk } from "./internal/at-rest.js";
 import { keepUnknownKeys } from "./internal/keep-unknown-keys.js";
 import { lazy, zod } from "./internal/lazy.js";
 import { type ConversationBytes, revisionOf } from "./internal/revision.js";
@@ -18,7 +18,7 @@ import {
 } from "./internal/save-lock.js";
 import { removeStaleTempFiles, tempPathFor } from "./internal/temp-files.js";
 import { isJsonObject, isPlainObject, type JsonObject, setOwn } from "./json.js";
-import { ConversationStream } from "./stream.js";
+import { adoptEvents, type ConversationStream } from "./stream.js";
 
 // JP's files of one conversation directory: reading them (tolerantly, never through a symbolic
 // link) and writing them (atomically, as a compare-and-write under the directory's save lock).
@@ -309,22 +309,27 @@ export async function readConversationBytes(
 function decodeStoredEvents(path: string, json: unknown): Result<ConversationStream, StoreError> {
   if (!Array.isArray(json)) return err(corrupt(path, "expected an array of events"));
   const events: StreamEvent[] = [];
+  const reader = new AtRestReader();
   for (let i = 0; i < json.length; i++) {
     let plain: unknown;
     try {
-      plain = fromDisk(json[i]);
+      plain = reader.fromDisk(json[i]);
     } catch {
       // Only a pathologically nested entry can overflow the stack while decoding base64.
       return err(corrupt(path, `[${i}]: too deeply nested`));
     }
-    const decoded = decodeEvent(plain, [i]);
-    if (decoded.isErr()) return err(corrupt(path, decoded.error.message));
-    // A redacted response found with an answer is written back without it.
+    const decoded = decodedOrUndefined(plain);
+    if (decoded === undefined) {
+      // Decoded again for the message, so that a good event costs no path and no Result.
+      return err(corrupt(path, decodeEvent(plain, [i])._unsafeUnwrapErr().message));
+    }
+    // A redacted response found with an answer is written back without it. Any other entry is
+    // written back as read: kept aside only when encoding it again would not give it back.
     const stray = isPlainObject(plain) && plain.outcome === "redacted" && "answer" in plain;
-    if (!stray) readFrom.set(decoded.value, json[i]);
-    events.push(decoded.value);
+    if (!stray && (!reader.exact || encodeEvent(decoded) !== plain)) readFrom.set(decoded, json[i]);
+    events.push(decoded);
   }
-  return ok(ConversationStream.from(events));
+  return ok(adoptEvents(events));
 }
 
 async function readRequired(path: string): Promise<Result<Buffer, StoreError>> {

@@ -1,5 +1,5 @@
 import { err, ok, type Result } from "neverthrow";
-import { createEvent, decodeEvent, encodeEvent } from "./codec.js";
+import { createEvent, decodedOrUndefined, decodeEvent, encodeEvent } from "./codec.js";
 import { type DecodeError, decodeError, type StreamError } from "./errors.js";
 import {
   type ChatRequest,
@@ -25,6 +25,9 @@ export interface Turn {
   readonly events: readonly StreamEvent[];
 }
 
+// Set by the class: the private constructor, for adoptEvents.
+let adopt: (events: StreamEvent[]) => ConversationStream;
+
 /**
  * A conversation's events in order, as in JP's `events.json`: conversation events, config deltas
  * and entries of unknown types (kept verbatim). Appending validates within the current turn, as
@@ -35,6 +38,10 @@ export interface Turn {
  * for (const turn of stream.turns()) console.log(turn.index, turn.events.length);
  */
 export class ConversationStream {
+  static {
+    adopt = (events) => new ConversationStream(events);
+  }
+
   #events: StreamEvent[];
 
   private constructor(events: StreamEvent[]) {
@@ -58,9 +65,10 @@ export class ConversationStream {
     // does not copy it.
     const events: StreamEvent[] = [];
     for (let i = 0; i < json.length; i++) {
-      const decoded = decodeEvent(json[i], [i]);
-      if (decoded.isErr()) return err(decoded.error);
-      events.push(decoded.value);
+      const decoded = decodedOrUndefined(json[i]);
+      // Decoded again for the error, so that a good event costs no path and no Result.
+      if (decoded === undefined) return err(decodeEvent(json[i], [i])._unsafeUnwrapErr());
+      events.push(decoded);
     }
     return ok(new ConversationStream(events));
   }
@@ -217,6 +225,14 @@ export class ConversationStream {
     this.#balance = undefined;
     return report;
   }
+}
+
+/**
+ * A stream over `events` itself, not a copy (not part of the public API): for an array built
+ * by pushing, which the caller hands over.
+ */
+export function adoptEvents(events: StreamEvent[]): ConversationStream {
+  return adopt(events);
 }
 
 // A copy with room to grow: growing an exactly-sized array of 100,000 events on the first append

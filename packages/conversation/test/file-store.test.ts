@@ -249,6 +249,42 @@ describe("save and load", () => {
     expect(await readJson(join(root, "b", "events.json"))).toStrictEqual(events);
   });
 
+  it("writes back byte for byte what it read: near-base64, a byte-order mark, long text, keys out of order", async () => {
+    const text = `${JSON.stringify(
+      [
+        { timestamp: "t", type: "turn_start" },
+        { type: "chat_request", timestamp: "t", content: "keys out of JP's order" },
+        {
+          timestamp: "t",
+          type: "tool_call_request",
+          id: "t1",
+          name: "x",
+          arguments: { bits: "QR==", url: "-_-_", bytes: "abcd", bom: b64("\ufeffhi") },
+        },
+        {
+          timestamp: "t",
+          type: "tool_call_response",
+          id: "t1",
+          content: b64("é".repeat(300)),
+          is_error: false,
+        },
+        { timestamp: "t", type: "chat_response", message: "ok", metadata: { n: 1, s: "QQ==QQ==" } },
+      ],
+      null,
+      2,
+    )}\n`;
+    await writeConversation(join(root, "a"), { "metadata.json": metadata, "events.json": text });
+    const loaded = (await loadConversation(join(root, "a")))._unsafeUnwrap();
+    expect(loaded.stream.events[2]).toMatchObject({
+      arguments: { bits: "A", url: "-_-_", bytes: "abcd", bom: "\ufeffhi" },
+    });
+    expect(loaded.stream.events[3]).toMatchObject({ content: "é".repeat(300) });
+    expect(loaded.stream.events[4]).toMatchObject({ metadata: { n: 1, s: "QQ==QQ==" } });
+
+    (await saveConversation(join(root, "b"), loaded))._unsafeUnwrap();
+    expect(await readFile(join(root, "b", "events.json"), "utf-8")).toBe(text);
+  });
+
   it("a tool-argument key named __proto__ survives load and save", async () => {
     const text = `[{"timestamp":"t","type":"turn_start"},{"timestamp":"t","type":"chat_request","content":"x"},{"timestamp":"t","type":"tool_call_request","id":"a","name":"json_edit","arguments":{"set":{"__proto__":"${b64("polluted?")}","k":"${b64("v")}"}}}]`;
     await writeConversation(join(root, "a"), { "metadata.json": metadata, "events.json": text });
