@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 
 /** How the demo is used; printed with every mistake on the command line. */
 export const USAGE = `usage: npm run demo [-- --non-interactive] [-- --suspend] [-- --out <dir>]
+       npm run demo -- --web [--out <dir>]      answer on a web page instead of the terminal
        npm run demo -- --pending <conversation dir>
        npm run demo -- --answer <conversation dir> <prompt id> '<reply JSON>'
        npm run demo -- --resume <conversation dir> [--suspend] [--non-interactive]`;
@@ -22,6 +23,8 @@ export type DemoCommand =
       readonly resume: string | undefined;
       readonly suspend: boolean;
       readonly nonInteractive: boolean;
+      /** Ask on a web page instead of the terminal. */
+      readonly web?: true;
     };
 
 /**
@@ -57,6 +60,9 @@ export function parseDemoArgs(
   if (values.resume !== undefined && values.out !== undefined) {
     return fail("--out is for a new conversation; --resume goes on in the one given");
   }
+  if (values.web === true && (values.suspend === true || values["non-interactive"] === true)) {
+    return fail("--web asks a person on a page; --suspend and --non-interactive ask nobody");
+  }
   return {
     ok: true,
     command: {
@@ -65,6 +71,7 @@ export function parseDemoArgs(
       resume: values.resume,
       suspend: values.suspend === true,
       nonInteractive: values["non-interactive"] === true,
+      ...(values.web === true ? { web: true as const } : {}),
     },
   };
 }
@@ -82,6 +89,7 @@ function parse(argv: readonly string[]) {
       pending: { type: "string" },
       answer: { type: "string" },
       resume: { type: "string" },
+      web: { type: "boolean" },
     },
   });
 }

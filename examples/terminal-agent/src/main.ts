@@ -10,6 +10,7 @@
 //   npm run demo -- --pending <dir>      list what a saved conversation waits for
 //   npm run demo -- --answer <dir> <prompt id> <reply JSON>   answer one, from any process
 //   npm run demo -- --resume <dir>       go on in this terminal (add --suspend to stop again)
+//   npm run demo -- --web                answer on a web page (prints the link to open)
 import { join, resolve } from "node:path";
 import { askUser, builtinToolConfigs } from "@jp/builtins";
 import { createEvent, FileConversationStore, type StoredConversation } from "@jp/conversation";
@@ -31,6 +32,7 @@ import { createTerminalPromptBackend, neutralize } from "@jp/prompt-terminal";
 import { parseDemoArgs, USAGE } from "./args.js";
 import { ScriptedAssistant } from "./scripted-assistant.js";
 import { transcript } from "./transcript.js";
+import { startWebBackend } from "./web.js";
 
 const parsed = parseDemoArgs(process.argv.slice(2));
 if (!parsed.ok) {
@@ -136,7 +138,11 @@ function fresh(): [FileConversationStore, StoredConversation] {
 
 const { stream } = conversation;
 // Only open the terminal when someone may be asked there now.
-const terminal = suspend ? undefined : createTerminalPromptBackend();
+const terminal = suspend
+  ? undefined
+  : command.web
+    ? await startWebBackend(say)
+    : createTerminalPromptBackend();
 const coordinator = new ToolCoordinator({
   stream,
   tools,
@@ -155,7 +161,7 @@ process.once("SIGINT", () => abort.abort());
 /** Stops here if the turn is suspended: saves, says how to go on, exits. */
 async function stopIfSuspended(result: RunResult) {
   if (result.pending.length === 0) return;
-  terminal?.close();
+  await terminal?.close();
   await save(store, conversation);
   printPending(result.pending, dir);
   process.exit(0);
@@ -189,7 +195,7 @@ for (let cycle = 0; cycle < 5 && !abort.signal.aborted && !ended; cycle++) {
     ended = true;
   }
 }
-terminal?.close();
+await terminal?.close();
 
 await save(store, conversation);
 const hidden = new Set(Object.keys(tools).filter((name) => coordinator.config(name).style.hidden));

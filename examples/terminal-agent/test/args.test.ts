@@ -20,6 +20,17 @@ describe("the demo's command line", () => {
       { kind: "answer", dir: "d", promptId: "call_form.bump.1", reply: '{"type":"back"}' },
     ],
     [["--help"], { kind: "help" }],
+    [
+      ["--web", "--out", "/tmp/x"],
+      {
+        kind: "run",
+        out: "/tmp/x",
+        resume: undefined,
+        suspend: false,
+        nonInteractive: false,
+        web: true,
+      },
+    ],
   ])("%j", (argv, command) => {
     expect(parseDemoArgs(argv)).toEqual({ ok: true, command });
   });
@@ -39,6 +50,14 @@ describe("the demo's command line", () => {
     [
       ["--resume", "d", "--out", "o"],
       "--out is for a new conversation; --resume goes on in the one given",
+    ],
+    [
+      ["--web", "--suspend"],
+      "--web asks a person on a page; --suspend and --non-interactive ask nobody",
+    ],
+    [
+      ["--web", "--non-interactive"],
+      "--web asks a person on a page; --suspend and --non-interactive ask nobody",
     ],
   ])("refuses %j", (argv, message) => {
     expect(parseDemoArgs(argv)).toEqual({ ok: false, message });
