@@ -14,6 +14,7 @@ import { builtinsBench } from "./builtins.bench.js";
 import { conversationBench } from "./conversation.bench.js";
 import { coordinatorBench } from "./coordinator.bench.js";
 import { durableBench } from "./durable.bench.js";
+import { mcpBench } from "./mcp.bench.js";
 import { type Row, renderRows } from "./report.js";
 import { startupBench } from "./startup.bench.js";
 
@@ -24,6 +25,7 @@ const SUITES: readonly (readonly [string, () => Row[] | Promise<Row[]>])[] = [
   ["coordinator", coordinatorBench],
   ["builtins", builtinsBench],
   ["durable", durableBench],
+  ["mcp", mcpBench],
 ];
 
 const args = process.argv.slice(2);

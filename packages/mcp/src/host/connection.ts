@@ -124,6 +124,7 @@ class Connection implements McpConnection {
   #attached = 0;
   // 2025-era calls run one at a time: a pushed elicitation names no call.
   #line: Promise<void> = Promise.resolve();
+  #lineHolder: { released: boolean } | undefined;
   #current: PushCall | undefined;
 
   constructor(options: McpServerOptions) {
@@ -261,20 +262,30 @@ class Connection implements McpConnection {
       maxPending: this.#options.maxPendingElicitations ?? DEFAULTS.maxPending,
     });
     const previous = this.#line;
-    let release: () => void = () => undefined;
+    const before = this.#lineHolder;
+    const holder = { released: false };
+    let resolveLine: () => void = () => undefined;
     this.#line = new Promise<void>((resolve) => {
-      release = resolve;
+      resolveLine = resolve;
     });
+    this.#lineHolder = holder;
+    const release = () => {
+      holder.released = true;
+      resolveLine();
+    };
     let entered = false;
     return {
       prompted: push.prompted,
       pass: async (answers, signal) => {
         if (!entered) {
           entered = true;
-          await waitOrAbort(previous, signal).catch((error: unknown) => {
-            release();
-            throw error;
-          });
+          // A free line is entered at once, without waiting on a promise.
+          if ((before !== undefined && !before.released) || signal.aborted) {
+            await waitOrAbort(previous, signal).catch((error: unknown) => {
+              release();
+              throw error;
+            });
+          }
           this.#current = push;
         }
         const result = await push.pass(answers, signal).catch((error: unknown) => {

@@ -192,6 +192,11 @@ export function planIds(plan: ElicitationPlan): readonly string[] {
   return plan.mode === "form" ? [plan.gate.id, ...plan.fields.map(({ id }) => id)] : [plan.gate.id];
 }
 
+// Reads without `Object.hasOwn` on every id: the coordinator's answers are a proxy, where an
+// own-property check costs far more than a read. A JSON answer is never a function, so a function
+// read is Object.prototype's; `__proto__` is the one inherited non-function to rule out.
 function answerOf(answers: Answers, id: string): JsonValue | undefined {
-  return Object.hasOwn(answers, id) ? answers[id] : undefined;
+  const value = answers[id];
+  if (value === undefined || typeof value === "function") return undefined;
+  return id === "__proto__" && !Object.hasOwn(answers, id) ? undefined : value;
 }

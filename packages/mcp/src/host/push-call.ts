@@ -29,7 +29,12 @@ export class PushCall extends ElicitingCall {
   #started = false;
   #ended = false;
   #wake: (() => void) | undefined;
+  #signal: AbortSignal | undefined;
+  #onAbort: (() => void) | undefined;
+  #inPass = false;
   #watchdog: ReturnType<typeof setTimeout> | undefined;
+  // Whether the server's working time counts now (nobody is being asked on its behalf).
+  #armed = false;
 
   constructor(
     host: SessionHost,
@@ -75,8 +80,8 @@ export class PushCall extends ElicitingCall {
 
   async pass(answers: Answers, signal: AbortSignal): Promise<ExecutorResult> {
     if (!this.#started) this.#start();
-    const onAbort = () => this.#stop(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
+    this.#follow(signal);
+    this.#inPass = true;
     try {
       for (;;) {
         if (signal.aborted) throw signal.reason;
@@ -98,8 +103,28 @@ export class PushCall extends ElicitingCall {
         });
       }
     } finally {
-      signal.removeEventListener("abort", onAbort);
+      this.#inPass = false;
     }
+  }
+
+  // The coordinator hands each pass of a call the same signal: it is followed once per call, not
+  // added and removed on every pass. An abort stops the call only during a pass; between passes
+  // the coordinator closes the open question itself, with its recorded reason (see `closed`).
+  #follow(signal: AbortSignal): void {
+    if (this.#signal === signal) return;
+    this.#unfollow();
+    const onAbort = () => {
+      if (this.#inPass) this.#stop(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    this.#signal = signal;
+    this.#onAbort = onAbort;
+  }
+
+  #unfollow(): void {
+    if (this.#onAbort !== undefined) this.#signal?.removeEventListener("abort", this.#onAbort);
+    this.#signal = undefined;
+    this.#onAbort = undefined;
   }
 
   closed(questionId: string, reason: string): void {
@@ -113,6 +138,7 @@ export class PushCall extends ElicitingCall {
   }
 
   end(): void {
+    this.#unfollow();
     if (this.#ended) return;
     this.#ended = true;
     this.#stop(new Error("the tool call ended"));
@@ -142,7 +168,7 @@ export class PushCall extends ElicitingCall {
         },
       )
       .finally(() => {
-        this.#disarm();
+        this.#clearWatchdog();
         for (const pending of [...this.#queue]) pending.respond(hostCancel("interrupted"));
         this.#notify();
       });
@@ -156,16 +182,27 @@ export class PushCall extends ElicitingCall {
   }
 
   // The server's own working time is limited; time a person spends answering is not counted.
+  // One timer per call, restarted with refresh(): disarming only stops counting, and a timer
+  // that fires while disarmed is dropped (the next arm starts a new one).
   #arm(): void {
-    this.#disarm();
     if (!this.#started || this.#result !== undefined) return;
-    this.#watchdog = setTimeout(
-      () => this.#stop(new ServerTimeout(this.host.serverTimeoutMs)),
-      this.host.serverTimeoutMs,
-    );
+    this.#armed = true;
+    if (this.#watchdog !== undefined) {
+      this.#watchdog.refresh();
+      return;
+    }
+    this.#watchdog = setTimeout(() => {
+      this.#watchdog = undefined;
+      if (this.#armed) this.#stop(new ServerTimeout(this.host.serverTimeoutMs));
+    }, this.host.serverTimeoutMs);
   }
 
   #disarm(): void {
+    this.#armed = false;
+  }
+
+  #clearWatchdog(): void {
+    this.#armed = false;
     if (this.#watchdog !== undefined) clearTimeout(this.#watchdog);
     this.#watchdog = undefined;
   }

@@ -1,3 +1,4 @@
+import type { JsonValue } from "@jp/conversation";
 import { describe, expect, it } from "vitest";
 import { planElicitation, QuestionIds, stepElicitation } from "../../src/host/elicitation.js";
 import { SIMPLE_TEXT_REQUEST, STRUCTURED_REQUEST, URL_REQUEST } from "../fixtures/spec-examples.js";
@@ -73,6 +74,29 @@ describe("planElicitation and stepElicitation: a form", () => {
     expect(stepElicitation(confirm, { respond: "accept" }, new Set(["respond"]))).toMatchObject({
       response: { action: "accept", content: {} },
     });
+  });
+});
+
+describe("stepElicitation: fields named like Object.prototype's members", () => {
+  // Parsed, as it arrives from a server: a `__proto__` key in a literal would set the prototype.
+  const params = JSON.parse(
+    '{"message":"Names?","requestedSchema":{"type":"object","properties":{"constructor":{"type":"string"},"toString":{"type":"string"},"__proto__":{"type":"string"}}}}',
+  );
+  const plan = planElicitation(params, asker, new QuestionIds())._unsafeUnwrap();
+
+  it("are asked, not taken as answered, and their answers are sent", () => {
+    const asked: string[] = [];
+    let answers: Record<string, JsonValue> = { respond: "accept" };
+    let step = stepElicitation(plan, answers, new Set());
+    while (step.type === "ask") {
+      asked.push(step.question.id);
+      // A computed key defines an own property, `__proto__` included.
+      answers = { ...answers, [step.question.id]: `v-${step.question.id}` };
+      step = stepElicitation(plan, answers, new Set());
+    }
+    expect(asked).toEqual(["constructor", "toString", "__proto__"]);
+    expect(step.response.action).toBe("accept");
+    expect(Object.entries(step.response.content ?? {})).toEqual(asked.map((id) => [id, `v-${id}`]));
   });
 });
 

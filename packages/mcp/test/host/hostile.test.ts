@@ -1,6 +1,7 @@
 // Servers that misbehave get clear errors, nobody is asked what should not be asked, and the
 import type { JsonValue } from "@jp/conversation";
 // stream stays paired.
+import type { PromptBackend } from "@jp/coordinator";
 import { MockPromptBackend } from "@jp/coordinator/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { McpConnection, RefusedElicitation } from "../../src/index.js";
@@ -101,6 +102,33 @@ describe.each(ERAS)("a hostile MCP server on %s", (version, negotiation) => {
   });
 
   if (legacy) {
+    // The limit is on the server's own working time: a person slower than it is never cut off,
+    // and the server's time counts again from the answer on.
+    it("time a person takes to answer does not count towards the server's limit", async () => {
+      const slowPerson: PromptBackend = {
+        isHumanReachable: () => true,
+        ask: async (request) => {
+          await new Promise((done) => setTimeout(done, 600));
+          const id = request.kind === "question" ? request.question.id : "";
+          return answer(id === "respond" ? "accept" : "octocat") as never;
+        },
+      };
+      const done = await run(server, [{ id: "p1", name: "github" }], { prompts: slowPerson });
+      expect(JSON.parse(responseOf(done.stream, "p1").content)).toEqual([
+        expect.objectContaining({ action: "accept", content: { name: "octocat" } }),
+      ]);
+      const stuck = await run(server, [{ id: "p2", name: "slow_after" }], {
+        prompts: slowPerson,
+      });
+      expect(log.read().filter((entry) => entry.tool === "slow_after")).toEqual([
+        expect.objectContaining({ action: "accept" }),
+      ]);
+      expect(responseOf(stuck.stream, "p2")).toEqual({
+        is_error: true,
+        content: expect.stringContaining("the server did not answer within 0.4 s"),
+      });
+    });
+
     it("a flood of elicitations: the excess is refused, the rest declined by the person", async () => {
       const slowDecline = async () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
