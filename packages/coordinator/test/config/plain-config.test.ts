@@ -89,7 +89,8 @@ describe("plainToolsConfig", () => {
     );
     // The comparison is only worth something if the fast reading is taken often.
     expect(read).toBeGreaterThan(100);
-  });
+    // 3,000 schema parses take seconds on a busy machine.
+  }, 120_000);
 
   it("reads the usual configurations, the built-ins' included", () => {
     const usual = {
