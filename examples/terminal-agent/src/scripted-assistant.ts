@@ -26,7 +26,7 @@ export class ScriptedAssistant {
 
   #askReleaseDetails(): AssistantStep {
     return {
-      message: "Before I publish, I need three decisions from you.",
+      message: "Before I publish, I need a few decisions from you.",
       calls: [
         {
           id: "call_form",
@@ -50,6 +50,13 @@ export class ScriptedAssistant {
                 id: "entry",
                 text: "The changelog entry, one line",
                 answer_type: "text",
+                when: { question_id: "changelog", equals: true },
+              },
+              {
+                id: "sections",
+                text: "Which changelog sections does it go under?",
+                answer_type: "multi_select",
+                options: ["Added", "Changed", "Fixed", "Security"],
                 when: { question_id: "changelog", equals: true },
               },
             ],
@@ -82,8 +89,10 @@ export class ScriptedAssistant {
     }
     const version =
       { patch: "1.2.4", minor: "1.3.0", major: "2.0.0" }[String(answers.bump)] ?? "1.3.0";
+    const sections = Array.isArray(answers.sections) ? answers.sections.map(String) : [];
+    const under = sections.length > 0 ? ` under ${sections.join(", ")}` : "";
     return {
-      message: `Publishing widgets ${version}${answers.entry ? ` with the entry "${String(answers.entry)}"` : ""}.`,
+      message: `Publishing widgets ${version}${answers.entry ? ` with the entry "${String(answers.entry)}"${under}` : ""}.`,
       calls: [
         { id: "call_publish", name: "publish_package", arguments: { name: "widgets", version } },
       ],

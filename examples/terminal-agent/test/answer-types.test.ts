@@ -1,4 +1,6 @@
-// End-to-end: answer types the demo does not ask, and hostile model text, in a real terminal.
+// End-to-end: answer types and controls beyond the demo's own run (a multi_select without
+// numbers, the remember-for-turn keys one by one, schema answers), and hostile model text, in a
+// real terminal.
 // `packages/prompt-terminal/test/fixtures/ask.ts` asks one PromptRequest on the pane's terminal
 // and prints the reply as JSON.
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -12,14 +14,14 @@ import { HAS_TMUX, NEEDS_TMUX, type TmuxScreen, tmuxScreens } from "./tmux.js";
 const ASK = "packages/prompt-terminal/test/fixtures/ask.ts";
 const NO_CONTROLS = { remember: false, back: false, reply: false, end_turn: false };
 
-function questionRequest(question: Question): PromptRequest {
+function questionRequest(question: Question, controls = NO_CONTROLS): PromptRequest {
   return {
     kind: "question",
     tool_name: "e2e_tool",
     tool_call_id: "call_e2e",
     inquiry_id: `call_e2e.${question.id}.1`,
     question,
-    controls: NO_CONTROLS,
+    controls,
   };
 }
 
@@ -81,6 +83,36 @@ describe.skipIf(!HAS_TMUX).sequential(`prompt-terminal answer types in tmux${NEE
 
     expect(await reply(screen)).toEqual({ type: "answer", value: ["cheese", "basil"] });
     expect(await screen.capture({ history: true })).toContain("✔ Which toppings? cheese, basil");
+  });
+
+  it.each([
+    ["Y", { type: "answer", value: true, remember: true }, "yes + remember for turn"],
+    ["N", { type: "answer", value: false, remember: true }, "no + remember for turn"],
+    ["y", { type: "answer", value: true }, "yes"],
+  ])(
+    "a yes/no question that may be reused this turn: %s answers %j",
+    async (key, expected, shown) => {
+      const screen = await ask(
+        questionRequest(
+          { id: "tag", text: "Push the tag?", answer_type: { type: "boolean" } },
+          { ...NO_CONTROLS, remember: true },
+        ),
+      );
+      await screen.waitFor("? Push the tag? [y,Y,n,N]");
+      await screen.press(key);
+      expect(await reply(screen)).toEqual(expected);
+      expect(await screen.capture({ history: true })).toContain(`✔ Push the tag? ${shown}`);
+    },
+  );
+
+  it("a yes/no question that may not be reused offers no remember keys: Y is not an answer", async () => {
+    const screen = await ask(
+      questionRequest({ id: "tag", text: "Push the tag?", answer_type: { type: "boolean" } }),
+    );
+    await screen.waitFor("? Push the tag? [y,n]");
+    await screen.press("Y");
+    await screen.press("n");
+    expect(await reply(screen)).toEqual({ type: "answer", value: false });
   });
 
   it("schema: $EDITOR gets the default as a .json file; its JSON is the answer", async () => {

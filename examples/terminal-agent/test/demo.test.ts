@@ -19,7 +19,10 @@ const ASSISTANT = { source: "assistant" };
 const BUMP = "? Which version bump is this release?";
 const CHANGELOG = "? Add a changelog entry? [y,n,b,r,s]";
 const ENTRY_MENU = /\? The changelog entry, one line\n❯ a Answer/;
+const SECTIONS = "? Which changelog sections does it go under?";
 const PERMISSION = "? Run local tool publish_package? [y,Y,n,N,r,e,p]";
+// A tool's yes/no question: Y and N answer and remember the answer for the turn.
+const TAG = /\? Also push the git tag v[\d.]+\? \[y,Y,n,N\]/;
 const OTP_PROMPT = /\? One-time password to publish widgets@[\d.]+/;
 const WRITTEN = "Conversation written to ";
 
@@ -61,9 +64,23 @@ describe.skipIf(!HAS_TMUX).sequential(`terminal-agent demo in tmux${NEEDS_TMUX}`
     await screen.waitFor("? Answer:");
     await screen.type("Faster widget rendering");
     await screen.press("Enter");
-    await screen.waitFor('Publishing widgets 2.0.0 with the entry "Faster widget rendering".');
+    // A multi_select: two sections toggled by their numbers, Enter submits both.
+    await screen.waitFor(SECTIONS);
+    await screen.waitFor("❯ ◯ 1 Added");
+    await screen.press("1");
+    await screen.waitFor("❯ ◉ 1 Added");
+    await screen.press("3");
+    await screen.waitFor("◉ 3 Fixed");
+    await screen.press("Enter");
+    await screen.waitFor(
+      'Publishing widgets 2.0.0 with the entry "Faster widget rendering" under Added, Fixed.',
+    );
     await screen.waitFor(PERMISSION);
     await screen.press("y");
+    // The tool's own yes/no question offers to remember the answer for the turn.
+    const tag = await screen.waitFor(TAG);
+    expect(tag).toContain("Y or N answers for the rest of this turn");
+    await screen.press("Y");
     await screen.waitFor(OTP_PROMPT);
     await screen.type(OTP);
     await screen.press("Enter");
@@ -71,15 +88,24 @@ describe.skipIf(!HAS_TMUX).sequential(`terminal-agent demo in tmux${NEEDS_TMUX}`
     const text = await finished(screen);
     expect(text).toContain("✔ Add a changelog entry? yes");
     expect(text).toContain("✔ Answer: Faster widget rendering");
+    expect(text).toContain("✔ Which changelog sections does it go under? Added, Fixed");
     expect(text).toContain("✔ Run local tool publish_package? run");
-    expect(text).toContain("Assistant (scripted): Done. Published widgets@2.0.0.");
+    expect(text).toContain("✔ Also push the git tag v2.0.0? yes + remember for turn");
+    expect(text).toContain(
+      "Assistant (scripted): Done. Published widgets@2.0.0. Pushed the tag v2.0.0.",
+    );
     expect(text).toContain("--- Transcript ---");
     expect(text).toContain("    Answer: <redacted>");
     expect(text).not.toContain(OTP);
 
     const written = readWritten(out);
     expect(written.files).toEqual(["base_config.json", "events.json", "metadata.json"]);
-    const answers = { bump: "major", changelog: true, entry: "Faster widget rendering" };
+    const answers = {
+      bump: "major",
+      changelog: true,
+      entry: "Faster widget rendering",
+      sections: ["Added", "Fixed"],
+    };
     for (const [id, answer] of Object.entries(answers)) {
       const { request, response } = inquiry(written, `call_form.${id}.1`);
       expect(request.source).toEqual(ASSISTANT);
@@ -90,9 +116,14 @@ describe.skipIf(!HAS_TMUX).sequential(`terminal-agent demo in tmux${NEEDS_TMUX}`
     expect(otp.request.question).toMatchObject({ answer_type: { type: "secret" } });
     expect(otp.response.outcome).toBe("redacted");
     expect(otp.response).not.toHaveProperty("answer");
+    // The yes/no question is the tool's, answered (JP's default persistence, `turn`, is not written).
+    const tagged = inquiry(written, "call_publish.tag.1");
+    expect(tagged.request.source).toEqual({ source: "tool", name: "publish_package" });
+    expect(tagged.request.question).toMatchObject({ answer_type: { type: "boolean" } });
+    expect(tagged.response).toMatchObject({ outcome: "answered", answer: true });
     expect(JSON.parse(toolResult(written, "call_form").content)).toEqual(answers);
     expect(toolResult(written, "call_publish")).toEqual({
-      content: "Published widgets@2.0.0.",
+      content: "Published widgets@2.0.0. Pushed the tag v2.0.0.",
       is_error: false,
     });
     expectEveryCallAnswered(written);
@@ -105,7 +136,7 @@ describe.skipIf(!HAS_TMUX).sequential(`terminal-agent demo in tmux${NEEDS_TMUX}`
     }
   });
 
-  it("Back from [3/3] re-asks the boolean pre-filled; no skips the text question", async () => {
+  it("Back from [3/4] re-asks the boolean pre-filled; no skips the text and multi_select questions", async () => {
     const { screen, out } = await tmux.demo();
     await screen.waitFor(BUMP);
     await screen.press("2");
@@ -116,21 +147,26 @@ describe.skipIf(!HAS_TMUX).sequential(`terminal-agent demo in tmux${NEEDS_TMUX}`
     // The boolean again, [2/3], with the earlier answer (yes) as what Enter takes.
     const again = await screen.waitFor(CHANGELOG);
     expect(again).toContain("✔ The changelog entry, one line Back");
-    expect(again.split("Assistant [2/3]").length - 1).toBe(2);
+    expect(again.split("Assistant [2/4]").length - 1).toBe(2);
     expect(again.slice(again.lastIndexOf(CHANGELOG))).toContain("y yes (default)");
     await screen.press("n");
     await screen.waitFor("Assistant (scripted): Publishing widgets 1.3.0.");
     await screen.waitFor(PERMISSION);
     await screen.press("y");
+    await screen.waitFor(TAG);
+    await screen.press("n");
     await screen.waitFor(OTP_PROMPT);
     await screen.type(OTP);
     await screen.press("Enter");
 
     const text = await finished(screen);
     expect(text).toContain("✔ Add a changelog entry? no");
+    expect(text).toContain("✔ Also push the git tag v1.3.0? no");
     expect(text).toContain("Done. Published widgets@1.3.0.");
-    // The text question was not asked a second time.
+    expect(text).not.toContain("Pushed the tag");
+    // The text question was not asked a second time, and the sections not at all.
     expect(text.split("The changelog entry, one line").length - 1).toBe(2); // prompt + transcript
+    expect(text).not.toContain("Which changelog sections");
 
     const written = readWritten(out);
     expect(inquiryIds(written)).toEqual([
@@ -138,6 +174,7 @@ describe.skipIf(!HAS_TMUX).sequential(`terminal-agent demo in tmux${NEEDS_TMUX}`
       "call_form.changelog.1",
       "call_form.entry.1",
       "call_form.changelog.2",
+      "call_publish.tag.1",
       "call_publish.otp.1",
     ]);
     expect(inquiry(written, "call_form.changelog.1").response).toMatchObject({
@@ -157,13 +194,14 @@ describe.skipIf(!HAS_TMUX).sequential(`terminal-agent demo in tmux${NEEDS_TMUX}`
       bump: "minor",
       changelog: false,
       entry: null,
+      sections: null,
     });
     expectEveryCallAnswered(written);
     expectInquiriesClosed(written);
   });
 
   // Above, the earlier answer (yes) is also the question's default; here it is not.
-  it("Back from [2/3] re-asks the select with the earlier answer pre-selected", async () => {
+  it("Back from [2/4] re-asks the select with the earlier answer pre-selected", async () => {
     const { screen, out } = await tmux.demo();
     await screen.waitFor(BUMP);
     await screen.press("3");
@@ -203,7 +241,7 @@ describe.skipIf(!HAS_TMUX).sequential(`terminal-agent demo in tmux${NEEDS_TMUX}`
     expectInquiriesClosed(written);
   });
 
-  it("Reply at [2/3] leaves the form with a message; nothing is published", async () => {
+  it("Reply at [2/4] leaves the form with a message; nothing is published", async () => {
     const { screen, out } = await tmux.demo();
     await screen.waitFor(BUMP);
     await screen.press("1");
@@ -242,7 +280,7 @@ describe.skipIf(!HAS_TMUX).sequential(`terminal-agent demo in tmux${NEEDS_TMUX}`
     expectInquiriesClosed(written);
   });
 
-  it("End Turn at [1/3] ends the turn and closes every call", async () => {
+  it("End Turn at [1/4] ends the turn and closes every call", async () => {
     const { screen, out } = await tmux.demo();
     await screen.waitFor(BUMP);
     await screen.press("s");
@@ -265,7 +303,7 @@ describe.skipIf(!HAS_TMUX).sequential(`terminal-agent demo in tmux${NEEDS_TMUX}`
     expectInquiriesClosed(written);
   });
 
-  it("Ctrl+C at [1/3] cancels the question; the demo still finishes cleanly", async () => {
+  it("Ctrl+C at [1/4] cancels the question; the demo still finishes cleanly", async () => {
     const { screen, out } = await tmux.demo();
     await screen.waitFor(BUMP);
     await screen.press("C-c");
@@ -296,6 +334,8 @@ describe.skipIf(!HAS_TMUX).sequential(`terminal-agent demo in tmux${NEEDS_TMUX}`
     await screen.press("n");
     await screen.waitFor(PERMISSION);
     await screen.press("y");
+    await screen.waitFor(TAG);
+    await screen.press("y");
     await screen.waitFor(OTP_PROMPT);
     await screen.type("12");
     await screen.press("Enter");
@@ -307,13 +347,15 @@ describe.skipIf(!HAS_TMUX).sequential(`terminal-agent demo in tmux${NEEDS_TMUX}`
     await screen.press("Enter");
 
     const text = await finished(screen);
-    expect(text).toContain("Done. Published widgets@1.2.4.");
+    expect(text).toContain("Done. Published widgets@1.2.4. Pushed the tag v1.2.4.");
     expect(text).not.toContain(OTP);
 
     const written = readWritten(out);
+    // The tag question is asked once: its answer stays with the call across the OTP's attempts.
     expect(inquiryIds(written)).toEqual([
       "call_form.bump.1",
       "call_form.changelog.1",
+      "call_publish.tag.1",
       "call_publish.otp.1",
       "call_publish.otp.2",
     ]);
@@ -336,6 +378,8 @@ describe.skipIf(!HAS_TMUX).sequential(`terminal-agent demo in tmux${NEEDS_TMUX}`
     await screen.press("n");
     await screen.waitFor(PERMISSION);
     await screen.press("y");
+    await screen.waitFor(TAG);
+    await screen.press("Enter"); // the default: yes
     await screen.waitFor(OTP_PROMPT);
     await screen.press("C-c");
 
@@ -368,6 +412,7 @@ describe.skipIf(!HAS_TMUX).sequential(`terminal-agent demo in tmux${NEEDS_TMUX}`
     expect(text).toContain("Assistant (scripted): Nothing was published: Tool skipped by user.");
     expect(text).not.toContain("Done.");
     expect(text).not.toContain("One-time password");
+    expect(text).not.toContain("Also push the git tag");
 
     const written = readWritten(out);
     expect(toolResult(written, "call_publish")).toEqual({
@@ -384,7 +429,7 @@ describe.skipIf(!HAS_TMUX).sequential(`terminal-agent demo in tmux${NEEDS_TMUX}`
 
     const text = await finished(screen);
     const prompts = [
-      "Assistant [1/3]",
+      "Assistant [1/4]",
       "❯ 2 minor",
       "↑↓ move",
       "[y,Y,n,N,r,e,p]",

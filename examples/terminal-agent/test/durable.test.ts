@@ -63,7 +63,10 @@ const FORM: readonly (readonly [string, string])[] = [
   ["call_form.bump.1", '{"type":"answer","value":"major"}'],
   ["call_form.changelog.1", '{"type":"answer","value":true}'],
   ["call_form.entry.1", '{"type":"answer","value":"Faster widget rendering"}'],
+  ["call_form.sections.1", '{"type":"answer","value":["Added","Fixed"]}'],
   ["call_publish#permission", '{"type":"run"}'],
+  // Answered for the rest of the turn, as Y at the terminal does.
+  ["call_publish.tag.1", '{"type":"answer","value":true,"remember":true}'],
 ];
 
 describe("the demo's turn, suspended and answered from other processes", () => {
@@ -72,7 +75,7 @@ describe("the demo's turn, suspended and answered from other processes", () => {
     const first = await demo("--suspend", "--out", out);
     expect(first.code).toBe(0);
     expect(first.stderr).toContain(
-      "call_form.bump.1: Which version bump is this release? (select, 1/3)",
+      "call_form.bump.1: Which version bump is this release? (select, 1/4)",
     );
     const dir = conversationDir(out);
 
@@ -114,15 +117,16 @@ describe("the demo's turn, suspended and answered from other processes", () => {
     expect((await pending(dir)).map((p) => p.prompt_id)).toEqual(["call_publish.otp.1"]);
 
     const written = readWritten(out);
-    for (const [id] of FORM.slice(0, 3)) {
+    for (const [id] of FORM.filter(([id]) => !id.endsWith("#permission"))) {
       expect(inquiry(written, id).response.outcome).toBe("answered");
     }
     expect(JSON.parse(toolResult(written, "call_form").content)).toEqual({
       bump: "major",
       changelog: true,
       entry: "Faster widget rendering",
+      sections: ["Added", "Fixed"],
     });
-  }, 120_000);
+  }, 240_000);
 
   describe.skipIf(!HAS_TMUX)(`finished in a real terminal${NEEDS_TMUX}`, () => {
     const tmux = tmuxScreens();
@@ -142,12 +146,14 @@ describe("the demo's turn, suspended and answered from other processes", () => {
       await screen.waitFor("Conversation written to ");
       expect(await screen.waitForExit()).toBe(0);
       const text = await screen.capture({ history: true });
-      expect(text).toContain("Assistant (scripted): Done. Published widgets@2.0.0.");
+      expect(text).toContain(
+        "Assistant (scripted): Done. Published widgets@2.0.0. Pushed the tag v2.0.0.",
+      );
 
       const written = readWritten(out);
       expect(inquiry(written, "call_publish.otp.1").response.outcome).toBe("redacted");
       expect(toolResult(written, "call_publish")).toEqual({
-        content: "Published widgets@2.0.0.",
+        content: "Published widgets@2.0.0. Pushed the tag v2.0.0.",
         is_error: false,
       });
       // Every request answered once; nothing left pending; the secret nowhere on disk.
@@ -157,6 +163,6 @@ describe("the demo's turn, suspended and answered from other processes", () => {
       expect(ids("inquiry_response")).toEqual(ids("inquiry_request"));
       expect(readFileSync(join(dir, "events.json"), "utf8")).not.toContain("pending_prompt");
       expect(searchableText(join(dir, "events.json"))).not.toContain("482913");
-    }, 120_000);
+    }, 240_000);
   });
 });
