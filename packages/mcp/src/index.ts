@@ -8,6 +8,7 @@ export {
 } from "./decision.js";
 export type { McpConnectError, UnsupportedElicitation } from "./errors.js";
 export type {
+  AttachOptions,
   McpConnection,
   McpServerOptions,
   McpToolDefinition,
@@ -22,6 +23,8 @@ export {
   MAX_FORM_OPTIONS,
   questionsForElicitation,
 } from "./host/form-questions.js";
+export type { SuspendedMcpCall, SuspendedRound } from "./host/suspended-call.js";
+export { MCP_CALL_METADATA_KEY } from "./host/suspended-call.js";
 export type { CheckedUrl } from "./host/url-check.js";
 export { checkElicitationUrl, MAX_URL_LENGTH } from "./host/url-check.js";
 export type {

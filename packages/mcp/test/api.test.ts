@@ -12,6 +12,7 @@ describe("the public barrel", () => {
       "MAX_FORM_FIELDS",
       "MAX_FORM_OPTIONS",
       "MAX_URL_LENGTH",
+      "MCP_CALL_METADATA_KEY",
       "answerFromContent",
       "checkElicitationUrl",
       "connectMcpServer",

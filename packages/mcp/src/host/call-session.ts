@@ -8,17 +8,27 @@ import {
   QuestionIds,
   stepElicitation,
 } from "./elicitation.js";
+import type { SuspendedRound } from "./suspended-call.js";
 
 /** What every tool call in flight on an MCP connection offers the connection. */
 export interface CallSession {
   /** Question ids a person answered at a prompt in this call. */
   readonly prompted: Set<string>;
+  /** The server's name of the tool. */
+  readonly remoteName: string;
+  /** Whether the tool's result (or its failure) has been handed to the coordinator. */
+  readonly finished: boolean;
   /** One pass of the tool: its result, or the next question. */
   pass(answers: Answers, signal: AbortSignal): Promise<ExecutorResult>;
   /** The coordinator closed question `questionId` without an answer, for `reason`. */
   closed(questionId: string, reason: string): void;
   /** The coordinator is done with the call: release whatever still waits. */
   end(): void;
+  /**
+   * The coordinator left the call waiting at a question (a durable suspension): release what
+   * cannot wait, and return the input-required round the call waits in, to record.
+   */
+  suspend(): SuspendedRound | undefined;
 }
 
 /** What a session needs from its connection. */
@@ -42,17 +52,21 @@ export interface PendingElicitation {
  * the questions a person answered, and the walk of one elicitation's questions.
  */
 export abstract class ElicitingCall implements CallSession {
-  readonly prompted = new Set<string>();
-  readonly ids = new QuestionIds();
+  readonly prompted: Set<string>;
+  ids = new QuestionIds();
   readonly asker: Asker;
 
   constructor(
     protected readonly host: SessionHost,
     protected readonly call: ToolCall,
-    protected readonly remoteName: string,
+    readonly remoteName: string,
+    prompted: Set<string> = new Set(),
   ) {
     this.asker = { server: host.server, tool: remoteName };
+    this.prompted = prompted;
   }
+
+  abstract get finished(): boolean;
 
   /** The coordinator's id of this tool call. */
   get callId(): string {
@@ -62,6 +76,7 @@ export abstract class ElicitingCall implements CallSession {
   abstract pass(answers: Answers, signal: AbortSignal): Promise<ExecutorResult>;
   abstract closed(questionId: string, reason: string): void;
   abstract end(): void;
+  abstract suspend(): SuspendedRound | undefined;
 
   /**
    * Walks one elicitation: the next question to ask, or `undefined` once its response is sent

@@ -1,4 +1,4 @@
-import type { JsonObject } from "@jp/conversation";
+import type { ConversationStream, JsonObject } from "@jp/conversation";
 import type {
   Executor,
   ExecutorSource,
@@ -20,6 +20,7 @@ import type { CallSession, SessionHost } from "./call-session.js";
 import { type ElicitResponse, planElicitation } from "./elicitation.js";
 import { PushCall } from "./push-call.js";
 import { RoundCall } from "./round-call.js";
+import { readSuspendedCall, type SuspendedMcpCall, writeSuspendedCall } from "./suspended-call.js";
 
 /** A tool an MCP server offers, as the host describes it to the model. */
 export interface McpToolDefinition {
@@ -83,10 +84,24 @@ export interface McpConnection extends ExecutorSource {
   readonly tools: readonly McpToolDefinition[];
   /**
    * Follows a coordinator's records, so a question it closes without an answer reaches the server
-   * as `decline` or `cancel` with who decided. Returns the function that detaches.
+   * as `decline` or `cancel` with who decided. With `stream` (the conversation that coordinator
+   * records in), a call left pending at a question goes on after a restart: see
+   * {@link AttachOptions}. Returns the function that detaches.
    */
-  attach(coordinator: ToolCoordinator): () => void;
+  attach(coordinator: ToolCoordinator, options?: AttachOptions): () => void;
   close(): Promise<void>;
+}
+
+/** Options of {@link McpConnection.attach}. */
+export interface AttachOptions {
+  /**
+   * The conversation the coordinator records in. Give it when turns may suspend at an MCP
+   * server's question (durable questions): the call's state is then kept in that conversation
+   * (metadata `"jp.mcp/call"` of its request), so a resume — in this process or another, on a new
+   * connection — retries a 2026-07-28 call with the server's `requestState` and the answers,
+   * and tells the server who decided each answer given before the suspension.
+   */
+  readonly stream?: ConversationStream;
 }
 
 const DEFAULTS = { serverTimeoutMs: 60_000, maxRounds: 16, maxPending: 8 };
@@ -121,6 +136,9 @@ class Connection implements McpConnection {
   readonly #host: SessionHost;
   readonly #sessions = new Map<string, CallSession>();
   readonly #remote = new Map<string, string>();
+  readonly #prompted = new Map<string, Set<string>>();
+  // The conversations of the attached coordinators that gave one, with how many attached them.
+  readonly #streams = new Map<ConversationStream, number>();
   #attached = 0;
   // 2025-era calls run one at a time: a pushed elicitation names no call.
   #line: Promise<void> = Promise.resolve();
@@ -197,7 +215,7 @@ class Connection implements McpConnection {
     };
   }
 
-  attach(coordinator: ToolCoordinator): () => void {
+  attach(coordinator: ToolCoordinator, options: AttachOptions = {}): () => void {
     const onRecorded: Parameters<typeof coordinator.on<"inquiry-recorded">>[1] = ({ event }) => {
       if (event.type !== "inquiry_response" || event.outcome !== "cancelled") return;
       const at = parseInquiryId(event.id);
@@ -205,13 +223,19 @@ class Connection implements McpConnection {
     };
     const onAnswered: Parameters<typeof coordinator.on<"prompt-answered">>[1] = (e) => {
       if (e.request.kind !== "question" || e.outcome !== "answer") return;
-      this.#sessions.get(e.request.tool_call_id)?.prompted.add(e.request.question.id);
+      if (!this.#remote.has(e.request.tool_name)) return;
+      this.#promptedIn(e.request.tool_call_id).add(e.request.question.id);
     };
+    const stream = options.stream;
     const onState: Parameters<typeof coordinator.on<"tool-state">>[1] = (e) => {
-      if (e.state !== "completed") return;
-      this.#sessions.get(e.tool_call_id)?.end();
-      this.#sessions.delete(e.tool_call_id);
+      if (e.state === "suspended") this.#suspend(e.tool_call_id, stream);
+      else if (e.state === "completed") {
+        this.#sessions.get(e.tool_call_id)?.end();
+        this.#sessions.delete(e.tool_call_id);
+        this.#prompted.delete(e.tool_call_id);
+      }
     };
+    if (stream !== undefined) this.#streams.set(stream, (this.#streams.get(stream) ?? 0) + 1);
     coordinator.on("inquiry-recorded", onRecorded);
     coordinator.on("prompt-answered", onAnswered);
     coordinator.on("tool-state", onState);
@@ -224,12 +248,70 @@ class Connection implements McpConnection {
       coordinator.off("inquiry-recorded", onRecorded);
       coordinator.off("prompt-answered", onAnswered);
       coordinator.off("tool-state", onState);
+      if (stream !== undefined) {
+        const left = (this.#streams.get(stream) ?? 1) - 1;
+        if (left === 0) this.#streams.delete(stream);
+        else this.#streams.set(stream, left);
+      }
     };
+  }
+
+  // Answers a person gave at a prompt, by call: kept from the first answer on, since a resumed
+  // call's pending question is answered before its tool runs again.
+  #promptedIn(callId: string): Set<string> {
+    let ids = this.#prompted.get(callId);
+    if (ids === undefined) {
+      ids = new Set();
+      this.#prompted.set(callId, ids);
+    }
+    return ids;
+  }
+
+  // The coordinator left call `callId` waiting at a question: release what cannot wait, record
+  // what a resume needs in the conversation, and forget the call here (a resume in this process
+  // reads the record back, as another process would).
+  #suspend(callId: string, stream: ConversationStream | undefined): void {
+    const session = this.#sessions.get(callId);
+    if (session === undefined) return;
+    const prompted = this.#prompted.get(callId);
+    // Suspended after its tool finished (at the delivery of its result): nothing to go on with.
+    if (session.finished) {
+      session.end();
+      this.#sessions.delete(callId);
+      this.#prompted.delete(callId);
+      return;
+    }
+    const round = session.suspend();
+    // Without the conversation, a round can only go on in this process, from memory.
+    if (stream === undefined && round !== undefined) return;
+    this.#sessions.delete(callId);
+    this.#prompted.delete(callId);
+    if (stream === undefined) return;
+    writeSuspendedCall(stream, callId, {
+      v: 1,
+      server: this.name,
+      tool: session.remoteName,
+      prompted: [...(prompted ?? [])],
+      ...(round === undefined ? {} : { round }),
+    });
+  }
+
+  // What a call suspended earlier left in the conversation, taken out of it: a call that
+  // suspends again is recorded anew.
+  #restore(callId: string, remote: string): SuspendedMcpCall | undefined {
+    for (const stream of this.#streams.keys()) {
+      const record = readSuspendedCall(stream, callId, { server: this.name, tool: remote });
+      if (record === undefined) continue;
+      writeSuspendedCall(stream, callId, undefined);
+      return record;
+    }
+    return undefined;
   }
 
   async close(): Promise<void> {
     for (const session of this.#sessions.values()) session.end();
     this.#sessions.clear();
+    this.#prompted.clear();
     await this.#client.close();
   }
 
@@ -243,23 +325,29 @@ class Connection implements McpConnection {
     const existing = this.#sessions.get(call.id);
     if (existing !== undefined) return existing;
     const refused = (message: string) => this.#refuse(message, call.id);
+    const restored = this.#streams.size === 0 ? undefined : this.#restore(call.id, remote);
+    const prompted = this.#promptedIn(call.id);
+    for (const id of restored?.prompted ?? []) prompted.add(id);
     const session =
       this.era === "modern"
         ? new RoundCall(this.#host, call, remote, {
             client: this.#client,
             maxRounds: this.#options.maxRounds ?? DEFAULTS.maxRounds,
             refused,
+            prompted,
+            ...(restored?.round === undefined ? {} : { restored: restored.round }),
           })
-        : this.#lined(call, remote);
+        : this.#lined(call, remote, prompted);
     this.#sessions.set(call.id, session);
     return session;
   }
 
   // A 2025-era call waits for the line before its first pass and frees it once settled.
-  #lined(call: ToolCall, remote: string): CallSession {
+  #lined(call: ToolCall, remote: string, prompted: Set<string>): CallSession {
     const push = new PushCall(this.#host, call, remote, {
       client: this.#client,
       maxPending: this.#options.maxPendingElicitations ?? DEFAULTS.maxPending,
+      prompted,
     });
     const previous = this.#line;
     const before = this.#lineHolder;
@@ -276,6 +364,10 @@ class Connection implements McpConnection {
     let entered = false;
     return {
       prompted: push.prompted,
+      remoteName: remote,
+      get finished() {
+        return push.finished;
+      },
       pass: async (answers, signal) => {
         if (!entered) {
           entered = true;
@@ -300,6 +392,12 @@ class Connection implements McpConnection {
         push.end();
         if (!entered) release();
         else this.#free(push, release);
+      },
+      suspend: () => {
+        push.suspend();
+        if (!entered) release();
+        else this.#free(push, release);
+        return undefined;
       },
     };
   }

@@ -29,7 +29,17 @@ export interface ElicitResponse {
  * host can configure `questions.<name>`), later uses of the same name get `_2`, `_3`, ….
  */
 export class QuestionIds {
-  readonly #used = new Set<string>();
+  readonly #used: Set<string>;
+
+  /** Ids handed out before, e.g. by the process that asked a call's earlier questions. */
+  constructor(used: readonly string[] = []) {
+    this.#used = new Set(used);
+  }
+
+  /** The ids handed out so far, in order. */
+  list(): string[] {
+    return [...this.#used];
+  }
 
   take(base: string): string {
     const clean = base.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64) || "field";

@@ -40,11 +40,20 @@ export class PushCall extends ElicitingCall {
     host: SessionHost,
     call: ToolCall,
     remoteName: string,
-    options: { readonly client: Client; readonly maxPending: number },
+    options: {
+      readonly client: Client;
+      readonly maxPending: number;
+      /** Question ids a person answered at a prompt, shared with the connection. */
+      readonly prompted?: Set<string>;
+    },
   ) {
-    super(host, call, remoteName);
+    super(host, call, remoteName, options.prompted);
     this.#client = options.client;
     this.#maxPending = options.maxPending;
+  }
+
+  get finished(): boolean {
+    return this.#ended;
   }
 
   /** Whether the call may still receive elicitations. */
@@ -137,6 +146,17 @@ export class PushCall extends ElicitingCall {
     this.end();
   }
 
+  // A pushed request lives on its connection and cannot wait for a durable answer: the server is
+  // told the host cancelled it, and the resumed call runs the tool again (see connection.ts).
+  suspend(): undefined {
+    this.#unfollow();
+    if (!this.#ended) {
+      this.#ended = true;
+      this.#stop(new Suspended());
+    }
+    return undefined;
+  }
+
   end(): void {
     this.#unfollow();
     if (this.#ended) return;
@@ -222,7 +242,16 @@ export class ServerTimeout extends Error {
   }
 }
 
+/** The turn was suspended at one of the call's questions. */
+class Suspended extends Error {
+  override readonly name = "Suspended";
+  constructor() {
+    super("the turn was suspended");
+  }
+}
+
 function cancelReason(reason: unknown): string {
+  if (reason instanceof Suspended) return "suspended";
   if (reason instanceof ServerTimeout) return "timeout";
   if (reason instanceof Error && reason.name === "TimeoutError") return "timeout";
   return "interrupted";

@@ -1,16 +1,25 @@
 import type { JsonObject } from "@jp/conversation";
 import type { Answers, ExecutorResult, ToolCall } from "@jp/coordinator";
-import { type Client, isInputRequiredResult } from "@modelcontextprotocol/client";
+import {
+  type Client,
+  isInputRequiredResult,
+  ProtocolError,
+  ProtocolErrorCode,
+} from "@modelcontextprotocol/client";
 import { describeValue, isPlainObject } from "../internal/json.js";
 import { ElicitingCall, type PendingElicitation, type SessionHost } from "./call-session.js";
-import { type ElicitResponse, planElicitation } from "./elicitation.js";
+import { type ElicitResponse, planElicitation, QuestionIds } from "./elicitation.js";
 import { describeFailure } from "./push-call.js";
+import type { SuspendedRound } from "./suspended-call.js";
 import { completedFromToolResult } from "./tool-result.js";
 
 /** What refusing an input request tells the connection (for the host's log). */
 export type RefusalReporter = (message: string) => void;
 
 interface Round {
+  /** The round's `inputRequests` as the server sent them, and the ids taken before it. */
+  readonly requests: JsonObject;
+  readonly idsBefore: readonly string[];
   readonly requestState: string | undefined;
   readonly entries: readonly { readonly key: string; readonly pending: PendingElicitation }[];
   readonly responses: Map<string, ElicitResponse>;
@@ -31,6 +40,8 @@ export class RoundCall extends ElicitingCall {
   #round: Round | undefined;
   #legs = 0;
   #ended = false;
+  // Set while the round in hand was restored from a record and not yet retried.
+  #restored = false;
 
   constructor(
     host: SessionHost,
@@ -40,12 +51,27 @@ export class RoundCall extends ElicitingCall {
       readonly client: Client;
       readonly maxRounds: number;
       readonly refused: RefusalReporter;
+      /** Question ids a person answered at a prompt, shared with the connection. */
+      readonly prompted?: Set<string>;
+      /** The round the call waited in when it was suspended, possibly by another process. */
+      readonly restored?: SuspendedRound;
     },
   ) {
-    super(host, call, remoteName);
+    super(host, call, remoteName, options.prompted);
     this.#client = options.client;
     this.#maxRounds = options.maxRounds;
     this.#refused = options.refused;
+    const round = options.restored;
+    if (round !== undefined) {
+      this.#legs = round.legs;
+      this.ids = new QuestionIds(round.ids);
+      this.#result = {
+        resultType: "input_required",
+        inputRequests: round.input_requests,
+        ...(round.request_state === undefined ? {} : { requestState: round.request_state }),
+      };
+      this.#restored = true;
+    }
   }
 
   async pass(answers: Answers, signal: AbortSignal): Promise<ExecutorResult> {
@@ -71,7 +97,7 @@ export class RoundCall extends ElicitingCall {
         if (this.#legs >= this.#maxRounds) {
           return this.#fail(`the server still asked for input after ${this.#maxRounds} rounds`);
         }
-        this.#result = await this.#send(round, signal);
+        this.#result = await this.#retry(round, signal);
         this.#round = undefined;
       }
     } catch (error) {
@@ -84,12 +110,41 @@ export class RoundCall extends ElicitingCall {
   // ends the call (the server is not sent a retry).
   closed(): void {}
 
+  // Nothing waits on the server either: the round is all a later process needs to go on.
+  suspend(): SuspendedRound | undefined {
+    const round = this.#round;
+    if (round === undefined || this.#ended) return undefined;
+    return {
+      legs: this.#legs,
+      ids: round.idsBefore,
+      input_requests: round.requests,
+      ...(round.requestState === undefined ? {} : { request_state: round.requestState }),
+    };
+  }
+
   end(): void {
     this.#ended = true;
   }
 
-  get ended(): boolean {
+  get finished(): boolean {
     return this.#ended;
+  }
+
+  // The retry of a round restored from a record carries a requestState minted before a restart,
+  // maybe by another server process: a server that refuses it (invalid params: a signature it
+  // cannot check, an expired state) gets the call again from the start, and the recorded
+  // answers answer its questions again, by question id.
+  async #retry(round: Round, signal: AbortSignal): Promise<unknown> {
+    if (!this.#restored) return this.#send(round, signal);
+    this.#restored = false;
+    try {
+      return await this.#send(round, signal);
+    } catch (error) {
+      if (signal.aborted || !ProtocolError.isInstance(error)) throw error;
+      if (error.code !== ProtocolErrorCode.InvalidParams) throw error;
+      this.ids = new QuestionIds();
+      return this.#send(undefined, signal);
+    }
   }
 
   async #send(round: Round | undefined, signal: AbortSignal): Promise<unknown> {
@@ -110,6 +165,7 @@ export class RoundCall extends ElicitingCall {
     const requests = result.inputRequests ?? {};
     if (!isPlainObject(requests)) return "its input-required result has no valid inputRequests";
     const requestState = typeof result.requestState === "string" ? result.requestState : undefined;
+    const idsBefore = this.ids.list();
     const responses = new Map<string, ElicitResponse>();
     const entries: { key: string; pending: PendingElicitation }[] = [];
     for (const [key, request] of Object.entries(requests)) {
@@ -130,7 +186,7 @@ export class RoundCall extends ElicitingCall {
         pending: { plan: plan.value, respond: (response) => responses.set(key, response) },
       });
     }
-    return { requestState, entries, responses };
+    return { requests, idsBefore, requestState, entries, responses };
   }
 
   #fail(message: string): ExecutorResult {

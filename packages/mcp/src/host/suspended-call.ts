@@ -1,0 +1,112 @@
+import type { ConversationStream, JsonObject, JsonValue } from "@jp/conversation";
+import { isPlainObject } from "../internal/json.js";
+
+/**
+ * The `metadata` key of a `tool_call_request` under which this package keeps what an MCP tool
+ * call left pending at a question needs to go on in another process: who answered at a prompt
+ * and, on 2026-07-28, the input-required round it waits in. Written when the call suspends,
+ * removed when it goes on, so a resumed call ends as a live one would have written it.
+ */
+export const MCP_CALL_METADATA_KEY = "jp.mcp/call";
+
+/** The input-required round a 2026-07-28 call was waiting in, as the server sent it. */
+export interface SuspendedRound {
+  /** `tools/call` requests the call had sent: the round limit holds across a restart. */
+  readonly legs: number;
+  /** The question ids the call had taken before this round, so the round keeps its ids. */
+  readonly ids: readonly string[];
+  /** The round's `inputRequests`, unchanged. */
+  readonly input_requests: JsonObject;
+  /** The server's `requestState`, echoed byte for byte on the retry. */
+  readonly request_state?: string;
+}
+
+/** What this package records on a suspended MCP tool call (see {@link MCP_CALL_METADATA_KEY}). */
+export interface SuspendedMcpCall {
+  readonly v: 1;
+  /** The name the host gave the server, and the server's name of the tool. */
+  readonly server: string;
+  readonly tool: string;
+  /** Question ids a person answered at a prompt, so the server hears who decided. */
+  readonly prompted: readonly string[];
+  readonly round?: SuspendedRound;
+}
+
+/** The index of call `callId`'s request in the stream's last turn, where a suspended call is. */
+function requestIndex(stream: ConversationStream, callId: string): number | undefined {
+  const { events } = stream;
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i] as { type: string; id?: unknown };
+    if (event.type === "tool_call_request" && event.id === callId) return i;
+    if (event.type === "turn_start") return undefined;
+  }
+  return undefined;
+}
+
+/** Records `record` on call `callId`'s request; `undefined` removes it. */
+export function writeSuspendedCall(
+  stream: ConversationStream,
+  callId: string,
+  record: SuspendedMcpCall | undefined,
+): void {
+  const index = requestIndex(stream, callId);
+  if (index === undefined) return;
+  const metadata = (stream.events[index] as { metadata?: JsonObject }).metadata;
+  if (
+    record === undefined &&
+    (metadata === undefined || !Object.hasOwn(metadata, MCP_CALL_METADATA_KEY))
+  )
+    return;
+  // Writing a request's metadata cannot fail for an index the stream just gave.
+  stream.setMetadata(
+    index,
+    MCP_CALL_METADATA_KEY,
+    record === undefined ? undefined : (JSON.parse(JSON.stringify(record)) as JsonValue),
+  );
+}
+
+/**
+ * The record on call `callId`'s request, when it is one this version reads and it names this
+ * server and tool. Never throws: a damaged or foreign record reads as none, and the call then
+ * starts again from the beginning, answered from the recorded answers.
+ */
+export function readSuspendedCall(
+  stream: ConversationStream,
+  callId: string,
+  expected: { readonly server: string; readonly tool: string },
+): SuspendedMcpCall | undefined {
+  const index = requestIndex(stream, callId);
+  if (index === undefined) return undefined;
+  const metadata = (stream.events[index] as { metadata?: JsonObject }).metadata;
+  const value = metadata?.[MCP_CALL_METADATA_KEY];
+  if (!isPlainObject(value) || value.v !== 1) return undefined;
+  if (value.server !== expected.server || value.tool !== expected.tool) return undefined;
+  if (!isStringList(value.prompted)) return undefined;
+  const round = value.round === undefined ? undefined : readRound(value.round);
+  if (round === null) return undefined;
+  return {
+    v: 1,
+    server: expected.server,
+    tool: expected.tool,
+    prompted: value.prompted,
+    ...(round === undefined ? {} : { round }),
+  };
+}
+
+function readRound(value: unknown): SuspendedRound | null {
+  if (!isPlainObject(value)) return null;
+  const { legs, ids, input_requests: requests, request_state: state } = value;
+  if (typeof legs !== "number" || !Number.isInteger(legs) || legs < 1) return null;
+  if (!isStringList(ids) || !isPlainObject(requests)) return null;
+  if (state !== undefined && typeof state !== "string") return null;
+  return {
+    legs,
+    ids,
+    input_requests: requests,
+    ...(state === undefined ? {} : { request_state: state }),
+  };
+}
+
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === "string");
+}

@@ -1,0 +1,85 @@
+import { ConversationStream, createEvent } from "@jp/conversation";
+import { describe, expect, it } from "vitest";
+import {
+  MCP_CALL_METADATA_KEY,
+  readSuspendedCall,
+  type SuspendedMcpCall,
+  writeSuspendedCall,
+} from "../../src/host/suspended-call.js";
+
+const expected = { server: "github", tool: "login" };
+const record: SuspendedMcpCall = {
+  v: 1,
+  server: "github",
+  tool: "login",
+  prompted: ["respond"],
+  round: {
+    legs: 2,
+    ids: ["respond", "name"],
+    input_requests: { confirm: { method: "elicitation/create", params: { message: "Go?" } } },
+    request_state: "opaque",
+  },
+};
+
+function streamWithCall(): ConversationStream {
+  const stream = ConversationStream.empty();
+  stream.startTurn("Go.");
+  stream.append(
+    createEvent("tool_call_request", {
+      id: "c1",
+      name: "login",
+      arguments: {},
+      metadata: { other: true },
+    }),
+  );
+  return stream;
+}
+
+const metadataOf = (stream: ConversationStream) =>
+  (stream.events.find((e) => e.type === "tool_call_request") as { metadata?: object }).metadata;
+
+describe("the record of a suspended MCP call", () => {
+  it("is written on the call's request beside other metadata, read back, and removed", () => {
+    const stream = streamWithCall();
+    writeSuspendedCall(stream, "c1", record);
+    expect(metadataOf(stream)).toEqual({ other: true, [MCP_CALL_METADATA_KEY]: record });
+    expect(readSuspendedCall(stream, "c1", expected)).toEqual(record);
+    writeSuspendedCall(stream, "c1", undefined);
+    expect(metadataOf(stream)).toEqual({ other: true });
+    expect(readSuspendedCall(stream, "c1", expected)).toBeUndefined();
+  });
+
+  it("without a round (a pushed elicitation) keeps who answered at a prompt", () => {
+    const stream = streamWithCall();
+    const { round: _, ...pushed } = record;
+    writeSuspendedCall(stream, "c1", pushed);
+    expect(readSuspendedCall(stream, "c1", expected)).toEqual(pushed);
+  });
+
+  it.each([
+    ["a newer version", { ...record, v: 2 }],
+    ["another server", { ...record, server: "gitlab" }],
+    ["another tool", { ...record, tool: "logout" }],
+    ["prompted not a list of ids", { ...record, prompted: "respond" }],
+    ["a round without legs", { ...record, round: { ...record.round, legs: 0 } }],
+    ["ids that are not strings", { ...record, round: { ...record.round, ids: [1] } }],
+    ["input requests not an object", { ...record, round: { ...record.round, input_requests: [] } }],
+    ["a requestState not a string", { ...record, round: { ...record.round, request_state: 7 } }],
+    ["not an object", "jp"],
+    ["null", null],
+  ])("reads as none when it holds %s (the call then starts again)", (_, value) => {
+    const stream = streamWithCall();
+    stream.setMetadata(1, MCP_CALL_METADATA_KEY, value as never);
+    expect(readSuspendedCall(stream, "c1", expected)).toBeUndefined();
+  });
+
+  it("is looked for in the last turn only, where a suspended call is", () => {
+    const stream = streamWithCall();
+    writeSuspendedCall(stream, "c1", record);
+    stream.append(
+      createEvent("tool_call_response", { id: "c1", content: "done", is_error: false }),
+    );
+    stream.startTurn("Again.");
+    expect(readSuspendedCall(stream, "c1", expected)).toBeUndefined();
+  });
+});
