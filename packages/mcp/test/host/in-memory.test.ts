@@ -2,7 +2,7 @@
 // controls, configuration and failure paths, quickly.
 import type { JsonValue } from "@jp/conversation";
 import { ConversationStream } from "@jp/conversation";
-import { type QuestionReply, ToolCoordinator, type ToolsConfig } from "@jp/coordinator";
+import { type QuestionReply, ToolCoordinator, type ToolsConfig, TurnState } from "@jp/coordinator";
 import { MockPromptBackend } from "@jp/coordinator/testing";
 import { InMemoryTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
@@ -10,7 +10,7 @@ import { createMcpHandler } from "@modelcontextprotocol/server";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { connectMcpServer, type McpConnection } from "../../src/index.js";
 import { createElicitServer } from "../fixtures/elicit-tools.js";
-import { elicitLog, inquiries, responseOf, run, unpaired } from "../support.js";
+import { elicitLog, inquiries, responseOf, run, UNATTENDED, unpaired } from "../support.js";
 
 const answer = (value: JsonValue): QuestionReply => ({ type: "answer", value });
 const log = elicitLog();
@@ -194,6 +194,31 @@ describe("2026-07-28 in process, through the SDK's web handler", () => {
 });
 
 describe("the connection", () => {
+  it("a turn suspended at a pushed elicitation tells the server the host cancelled and frees the line", async () => {
+    const server = await inMemory();
+    const stream = ConversationStream.empty();
+    stream.startTurn("Go.");
+    const coordinator = new ToolCoordinator({ stream, tools: UNATTENDED, executors: server });
+    server.attach(coordinator, { stream });
+    const suspended = await coordinator.run([{ id: "s1", name: "github", arguments: {} }], {
+      turn: new TurnState(),
+      suspend: true,
+    });
+    expect(suspended.pending.map((prompt) => prompt.prompt_id)).toEqual(["s1.respond.1"]);
+    await expect
+      .poll(() => log.read())
+      .toEqual([
+        {
+          tool: "github",
+          action: "cancel",
+          _meta: { "jp.inquiry/decision": { by: "host", reason: "suspended" } },
+        },
+      ]);
+    // The next call on the same connection runs: the suspended one no longer holds the line.
+    const next = await run(server, [{ id: "s2", name: "echo", arguments: { a: 1 } }]);
+    expect(responseOf(next.stream, "s2").content).toBe('{"a":1}');
+  });
+
   it("names tools with its prefix and only runs its own", async () => {
     const server = await inMemory({ prefix: "gh_" });
     expect(server.tools.find((t) => t.name === "gh_echo")).toMatchObject({
