@@ -12,15 +12,14 @@ import {
 } from "@jp/conversation";
 import { err, ok, type Result } from "neverthrow";
 import type pg from "pg";
-import { syncInbox } from "./internal/inbox-sync.js";
 import {
-  describe,
-  inTransaction,
-  type Names,
-  namesFor,
-  Rollback,
-  schemaProblem,
-} from "./internal/sql.js";
+  type Claim,
+  runSave,
+  saveStatements,
+  saveValues,
+  type WritePlan,
+} from "./internal/inbox-sync.js";
+import { describe, type Names, namesFor, schemaProblem } from "./internal/sql.js";
 
 /** Options of {@link PostgresConversationStore}. */
 export interface PostgresStoreOptions {
@@ -69,6 +68,7 @@ interface ConversationRow {
 export class PostgresConversationStore {
   readonly #pool: pg.Pool;
   readonly #n: Names;
+  readonly #save: ReturnType<typeof saveStatements>;
 
   /** @throws {TypeError} when `options.schema` is not a plain identifier (a programming error). */
   constructor(pool: pg.Pool, options: PostgresStoreOptions = {}) {
@@ -77,6 +77,7 @@ export class PostgresConversationStore {
     if (problem !== undefined) throw new TypeError(problem);
     this.#pool = pool;
     this.#n = namesFor(schema);
+    this.#save = saveStatements(this.#n);
   }
 
   /** A new, empty conversation (not yet saved), named `<id>-<slug>` like JP's. */
@@ -189,18 +190,25 @@ export class PostgresConversationStore {
       );
     }
     const revision = randomUUID();
+    const claim: Claim = expected === null ? "insert" : "update";
     try {
-      const written = await inTransaction<Result<SaveResult, StoreError>>(
-        this.#pool,
-        async (client) => {
-          const claimed = await this.#claimRevision(client, conversation, expected, revision);
-          if (claimed !== undefined) return new Rollback(err<SaveResult, StoreError>(claimed));
-          await writeEvents(client, this.#n, name, plan);
-          await syncInbox(client, this.#n, name, stream, new Date());
-          return ok<SaveResult, StoreError>({ revision });
-        },
-      );
-      if (written.isErr()) return written;
+      const fields = {
+        name,
+        metadata: JSON.stringify(conversation.metadata),
+        baseConfig:
+          conversation.baseConfig === undefined ? null : JSON.stringify(conversation.baseConfig),
+        layout: conversation.layout,
+        revision,
+        eventCount: stream.length,
+      };
+      const values = saveValues(this.#n, fields, plan, stream, expected, new Date());
+      if (!(await runSave(this.#pool, this.#save[claim], values))) {
+        const { rows } = await this.#pool.query<{ revision: string }>(
+          `SELECT revision FROM ${this.#n.conversations} WHERE name = $1`,
+          [name],
+        );
+        return err(this.#conflict(name, expected, rows[0]?.revision ?? null));
+      }
     } catch (cause) {
       return err(this.#io(name, `cannot save conversation ${name}`, cause));
     }
@@ -213,44 +221,6 @@ export class PostgresConversationStore {
       snapshots.set(stream, { store: this, name, events: events.slice() });
     }
     return ok({ revision });
-  }
-
-  // Moves the conversation row to the new revision if it is at `expected`: the compare of the
-  // compare-and-write. The row stays locked until the transaction ends.
-  async #claimRevision(
-    client: pg.PoolClient,
-    conversation: StoredConversation,
-    expected: string | null,
-    revision: string,
-  ): Promise<StoreError | undefined> {
-    const n = this.#n;
-    const fields = [
-      conversation.name,
-      JSON.stringify(conversation.metadata),
-      conversation.baseConfig === undefined ? null : JSON.stringify(conversation.baseConfig),
-      conversation.layout,
-      revision,
-      conversation.stream.length,
-    ];
-    const { rowCount } =
-      expected === null
-        ? await client.query(
-            `INSERT INTO ${n.conversations} (name, metadata, base_config, layout, revision, event_count)
-             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (name) DO NOTHING`,
-            fields,
-          )
-        : await client.query(
-            `UPDATE ${n.conversations} SET metadata = $2, base_config = $3, layout = $4,
-                    revision = $5, event_count = $6, updated_at = now()
-              WHERE name = $1 AND revision = $7`,
-            [...fields, expected],
-          );
-    if (rowCount === 1) return undefined;
-    const { rows } = await client.query<{ revision: string }>(
-      `SELECT revision FROM ${n.conversations} WHERE name = $1`,
-      [conversation.name],
-    );
-    return this.#conflict(conversation.name, expected, rows[0]?.revision ?? null);
   }
 
   #checkName(name: unknown): StoreError | undefined {
@@ -295,24 +265,14 @@ export class PostgresConversationStore {
   }
 }
 
-/** What a save writes to the events table. */
-interface WritePlan {
-  /** Delete every event from this sequence number on (a stream that got shorter, or written whole). */
-  readonly truncateFrom: number | undefined;
-  /** `[seq, event]` pairs of entries replaced in place. */
-  readonly replaced: string | undefined;
-  /** Entries to insert from sequence number `appendFrom` on, as a JSON array. */
-  readonly appended: string | undefined;
-  readonly appendFrom: number;
-}
-
 // Entries are immutable and replaced as a whole (setMetadata, sanitize): comparing by identity
 // with what was last read or written finds every change, at the cost of one pointer compare per
 // entry and no serialisation of unchanged ones.
 function planWrite(events: readonly StreamEvent[], snapshot: Snapshot | undefined): WritePlan {
   if (snapshot === undefined) {
+    // Written whole: every entry over what is stored, and anything beyond cut off.
     return {
-      truncateFrom: 0,
+      truncateFrom: events.length,
       replaced: undefined,
       appended: events.length === 0 ? undefined : jsonArray(events, 0),
       appendFrom: 0,
@@ -349,33 +309,4 @@ function jsonArray(events: readonly StreamEvent[], from: number): string {
     parts.push(JSON.stringify(encodeEvent(events[i] as StreamEvent)));
   }
   return `[${parts.join(",")}]`;
-}
-
-async function writeEvents(
-  client: pg.PoolClient,
-  n: Names,
-  name: string,
-  plan: WritePlan,
-): Promise<void> {
-  if (plan.truncateFrom !== undefined) {
-    await client.query(`DELETE FROM ${n.events} WHERE conversation = $1 AND seq >= $2`, [
-      name,
-      plan.truncateFrom,
-    ]);
-  }
-  if (plan.replaced !== undefined) {
-    await client.query(
-      `UPDATE ${n.events} e SET event = u.value -> 1
-         FROM json_array_elements($2::json) u
-        WHERE e.conversation = $1 AND e.seq = (u.value ->> 0)::integer`,
-      [name, plan.replaced],
-    );
-  }
-  if (plan.appended !== undefined) {
-    await client.query(
-      `INSERT INTO ${n.events} (conversation, seq, event)
-       SELECT $1, $2 + t.ord - 1, t.value FROM json_array_elements($3::json) WITH ORDINALITY t(value, ord)`,
-      [name, plan.appendFrom, plan.appended],
-    );
-  }
 }

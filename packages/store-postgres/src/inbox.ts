@@ -3,7 +3,8 @@ import type { PendingPrompt, StoredReply } from "@jp/coordinator";
 import { err, ok, type Result } from "neverthrow";
 import type pg from "pg";
 import type { InboxError } from "./errors.js";
-import { type Answered, answerInTransaction, answerLive } from "./internal/answer.js";
+import { type Answered, Answers, answerInTransaction } from "./internal/answer.js";
+import { LivePrompts } from "./internal/live.js";
 import { describe, inTransaction, type Names, namesFor, schemaProblem } from "./internal/sql.js";
 import { waitFor } from "./internal/wait.js";
 import { InboxListener, type InboxListenerOptions } from "./listener.js";
@@ -90,6 +91,7 @@ export class PostgresInbox {
   readonly #n: Names;
   readonly #listenerOptions: InboxListenerOptions;
   #listener: InboxListener | undefined;
+  #answers: Answers | undefined;
 
   /** @throws {TypeError} when `options.schema` is not a plain identifier (a programming error). */
   constructor(pool: pg.Pool, options: PostgresInboxOptions = {}) {
@@ -99,7 +101,16 @@ export class PostgresInbox {
     this.#pool = pool;
     this.#n = namesFor(schema);
     this.#listenerOptions = options.listener ?? {};
-    internals.set(this, { pool, names: this.#n });
+    const n = this.#n;
+    let live: LivePrompts | undefined;
+    internals.set(this, {
+      pool,
+      names: n,
+      get live() {
+        live ??= new LivePrompts(pool, n);
+        return live;
+      },
+    });
   }
 
   /**
@@ -214,8 +225,9 @@ export class PostgresInbox {
     const now = target.now ?? new Date();
     try {
       const input = { conversation, promptId, reply: target.reply, now };
+      this.#answers ??= new Answers(this.#pool, this.#n);
       const answered =
-        (await answerLive(this.#pool, this.#n, input)) ??
+        (await this.#answers.answer(input)) ??
         (await inTransaction<Result<Answered, InboxError>>(this.#pool, (client) =>
           answerInTransaction(client, this.#n, input),
         ));
@@ -250,6 +262,7 @@ export class PostgresInbox {
     return waitFor({
       listener: this.listener(),
       selection: { conversations: [target.conversation] },
+      conversation: target.conversation,
       matches: (notice) =>
         notice.event === "answered" &&
         notice.conversation === target.conversation &&
@@ -326,14 +339,17 @@ export class PostgresInbox {
   }
 }
 
-// The pool and names of an inbox, for the prompt backend of this package (not public).
-const internals = new WeakMap<PostgresInbox, { readonly pool: pg.Pool; readonly names: Names }>();
-
-/** The pool and table names behind an inbox. */
-export function inboxInternals(inbox: PostgresInbox): {
+/** What the prompt backend of this package uses of an inbox (not public). */
+interface InboxInternals {
   readonly pool: pg.Pool;
   readonly names: Names;
-} {
+  /** The inbox's live prompts, whose statements go to the server together. */
+  readonly live: LivePrompts;
+}
+const internals = new WeakMap<PostgresInbox, InboxInternals>();
+
+/** The pool, table names and live prompts behind an inbox. */
+export function inboxInternals(inbox: PostgresInbox): InboxInternals {
   const found = internals.get(inbox);
   if (found === undefined) throw new TypeError("not a PostgresInbox");
   return found;

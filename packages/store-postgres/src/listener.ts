@@ -34,6 +34,12 @@ export interface InboxListenerOptions {
   readonly heartbeatMs?: number;
   /** The longest pause between reconnection attempts (default 2 s); the first is after 50 ms. */
   readonly maxReconnectDelayMs?: number;
+  /**
+   * How long a channel nobody subscribes to any more is still listened on (default 5 s): a host
+   * asking one question after another in a conversation then subscribes without a `LISTEN`
+   * round trip each time. `0` gives channels up at once.
+   */
+  readonly lingerMs?: number;
 }
 
 /** What to hear: new prompts, answers in some conversations, or every answer. */
@@ -70,6 +76,7 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
   readonly #names: Names;
   readonly #heartbeatMs: number;
   readonly #maxDelayMs: number;
+  readonly #lingerMs: number;
   #client: pg.PoolClient | undefined;
   #closed = false;
   #connecting: Promise<void> | undefined;
@@ -77,6 +84,9 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
   #delayMs = 50;
   // Channels by number of subscriptions, those the server delivers now, and waiters for them.
   readonly #wanted = new Map<string, number>();
+  // Channels nobody subscribes to, since when: given up `lingerMs` later.
+  readonly #unwantedSince = new Map<string, number>();
+  #sweep: NodeJS.Timeout | undefined;
   readonly #active = new Set<string>();
   #waiters: { channels: readonly string[]; resolve: () => void }[] = [];
   // LISTEN and UNLISTEN go one after another, so the server's set matches `#active`.
@@ -89,6 +99,7 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
     this.#names = names;
     this.#heartbeatMs = options.heartbeatMs ?? 10_000;
     this.#maxDelayMs = options.maxReconnectDelayMs ?? 2_000;
+    this.#lingerMs = options.lingerMs ?? 5_000;
   }
 
   /** Whether its connection is up now. */
@@ -114,7 +125,10 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
     const list = [...channels];
     const wasListening = list.every((c) => this.#active.has(c));
     const fresh = list.filter((c) => (this.#wanted.get(c) ?? 0) === 0);
-    for (const c of list) this.#wanted.set(c, (this.#wanted.get(c) ?? 0) + 1);
+    for (const c of list) {
+      this.#wanted.set(c, (this.#wanted.get(c) ?? 0) + 1);
+      this.#unwantedSince.delete(c);
+    }
     const ready = wasListening
       ? Promise.resolve()
       : new Promise<void>((resolve) => this.#waiters.push({ channels: list, resolve }));
@@ -130,9 +144,19 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
         for (const c of list) {
           const left = (this.#wanted.get(c) ?? 1) - 1;
           if (left > 0) this.#wanted.set(c, left);
-          else this.#wanted.delete(c);
+          else {
+            this.#wanted.delete(c);
+            this.#unwantedSince.set(c, performance.now());
+          }
         }
-        if (this.#client !== undefined) this.#sync(this.#client);
+        if (this.#lingerMs === 0) {
+          if (this.#client !== undefined) this.#sync(this.#client);
+        } else {
+          this.#sweep ??= setTimeout(() => {
+            this.#sweep = undefined;
+            if (this.#client !== undefined) this.#sync(this.#client);
+          }, this.#lingerMs).unref();
+        }
       },
     };
   }
@@ -141,6 +165,8 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
   async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#heartbeat);
+    clearTimeout(this.#sweep);
+    this.#sweep = undefined;
     const client = this.#client;
     this.#client = undefined;
     this.#active.clear();
@@ -160,7 +186,26 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
     this.#chain = this.#chain.then(async () => {
       if (this.#client !== client) return;
       const add = [...this.#wanted.keys()].filter((c) => !this.#active.has(c));
-      const drop = [...this.#active].filter((c) => !this.#wanted.has(c));
+      const now = performance.now();
+      const lingering = (c: string) =>
+        now - (this.#unwantedSince.get(c) ?? Number.NEGATIVE_INFINITY) < this.#lingerMs;
+      const drop = [...this.#active].filter((c) => !this.#wanted.has(c) && !lingering(c));
+      for (const c of drop) this.#unwantedSince.delete(c);
+      // Some still linger: look again once the first of them is due.
+      if (!this.#closed && this.#sweep === undefined) {
+        const since = [...this.#active]
+          .filter((c) => !this.#wanted.has(c) && lingering(c))
+          .map((c) => this.#unwantedSince.get(c) as number);
+        if (since.length > 0) {
+          this.#sweep = setTimeout(
+            () => {
+              this.#sweep = undefined;
+              if (this.#client !== undefined) this.#sync(this.#client);
+            },
+            Math.max(1, Math.min(...since) + this.#lingerMs - now),
+          ).unref();
+        }
+      }
       // Inactive from now on: a subscription made while UNLISTEN is under way must wait for the
       // LISTEN that follows it, not count on a channel about to go quiet.
       for (const c of drop) this.#active.delete(c);
@@ -190,7 +235,10 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
       taken.on("end", () => this.#lost(taken, new Error("the listening connection ended")));
       taken.on("notification", (message) => {
         const notice = parseNotice(message.payload);
-        if (notice !== undefined) this.emit("notice", notice);
+        if (notice === undefined) return;
+        this.emit("notice", notice);
+        const watchers = watching.get(this)?.get(notice.conversation);
+        if (watchers !== undefined) for (const watcher of [...watchers]) watcher(notice);
       });
       if (this.#closed) {
         taken.release();
@@ -251,6 +299,38 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
     }, this.#heartbeatMs);
     this.#heartbeat.unref();
   }
+}
+
+// The package's own waits, by conversation: a notification reaches the waits of its
+// conversation only, however many wait in the process.
+const watching = new WeakMap<InboxListener, Map<string, Set<(notice: InboxNotice) => void>>>();
+
+/**
+ * Calls `watcher` with every notification about `conversation` the listener hears (those of the
+ * channels subscribed to), until the returned function is called.
+ */
+export function watchConversation(
+  listener: InboxListener,
+  conversation: string,
+  watcher: (notice: InboxNotice) => void,
+): () => void {
+  let byConversation = watching.get(listener);
+  if (byConversation === undefined) {
+    byConversation = new Map();
+    watching.set(listener, byConversation);
+  }
+  let watchers = byConversation.get(conversation);
+  if (watchers === undefined) {
+    watchers = new Set();
+    byConversation.set(conversation, watchers);
+  }
+  watchers.add(watcher);
+  return () => {
+    watchers.delete(watcher);
+    if (watchers.size === 0 && byConversation.get(conversation) === watchers) {
+      byConversation.delete(conversation);
+    }
+  };
 }
 
 function parseNotice(payload: string | undefined): InboxNotice | undefined {

@@ -10,11 +10,10 @@ import type {
 import { ok, type Result } from "neverthrow";
 import type { InboxError } from "./errors.js";
 import { inboxInternals, type PostgresInbox } from "./inbox.js";
-import { closeLive, openLive, renewLive, takeAnswered } from "./internal/live.js";
 import { isSecret, promptIdOf } from "./internal/markers.js";
 import { isConnectionError } from "./internal/sql.js";
 import { waitFor } from "./internal/wait.js";
-import type { InboxNotice } from "./listener.js";
+import { type InboxNotice, watchConversation } from "./listener.js";
 
 /** Options of {@link createInboxPrompts}. */
 export interface InboxPromptsOptions {
@@ -58,7 +57,7 @@ export interface InboxPromptsOptions {
  * await store.save(conversation); // prompts still pending are now suspended in the inbox
  */
 export function createInboxPrompts(options: InboxPromptsOptions): PromptBackend {
-  const { pool, names } = inboxInternals(options.inbox);
+  const { live } = inboxInternals(options.inbox);
   const leaseMs = options.leaseMs ?? 30_000;
   const retryMs = options.retryMs ?? 30_000;
   const host = options.host ?? `${hostname()}:${process.pid}`;
@@ -87,26 +86,20 @@ export function createInboxPrompts(options: InboxPromptsOptions): PromptBackend 
           early ||= notice.promptId === undefined || notice.promptId === promptId;
         }
       };
-      listener.on("notice", watch);
+      const unwatch = watchConversation(listener, conversation, watch);
       let id: string;
       let listening: boolean;
       try {
-        listening = await Promise.race([
-          subscription.ready.then(() => true),
-          new Promise<boolean>((resolve) => setTimeout(resolve, 1_000, false).unref()),
-        ]);
-        id = await retrying(
-          () => openLive(pool, names, { conversation, request, host, leaseMs }),
-          retryMs,
-        );
+        listening = subscription.wasListening || (await readyWithin(subscription.ready, 1_000));
+        id = await retrying(() => live.open({ conversation, request, host, leaseMs }), retryMs);
       } catch (cause) {
         subscription.close();
         throw cause;
       } finally {
-        listener.off("notice", watch);
+        unwatch();
       }
       const renew = setInterval(
-        () => void renewLive(pool, names, id, leaseMs).catch(() => {}),
+        () => void live.renew(id, leaseMs).catch(() => {}),
         Math.max(1, Math.floor(leaseMs / 3)),
       );
       renew.unref();
@@ -115,9 +108,10 @@ export function createInboxPrompts(options: InboxPromptsOptions): PromptBackend 
         waited = await waitFor<StoredReply | undefined>({
           listener,
           selection: { conversations: [conversation] },
+          conversation,
           matches: (notice) => notice.event === "answered" && notice.id === id,
           check: async () => {
-            const taken = await takeAnswered(pool, names, id);
+            const taken = await live.take(id);
             if (taken.reply !== undefined) return ok(taken.reply);
             return taken.present ? undefined : ok(undefined);
           },
@@ -132,11 +126,24 @@ export function createInboxPrompts(options: InboxPromptsOptions): PromptBackend 
       if (waited.isOk() && waited.value !== undefined) return waited.value as ReplyFor<R>;
       // The wait ended without a reply: the row comes out with whatever reply it got meanwhile,
       // in one statement, so an answer accepted at the last moment is still the one used.
-      const { reply } = await retrying(() => closeLive(pool, names, id), retryMs);
+      const { reply } = await retrying(() => live.close(id), retryMs);
       if (reply !== undefined) return reply as ReplyFor<R>;
       return signal.aborted ? ({ type: "cancelled" } as ReplyFor<R>) : { type: "later" };
     },
   };
+}
+
+// Whether the listener got to listening within `ms` (else the first look is taken at once).
+async function readyWithin(ready: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(resolve, ms, false);
+  });
+  try {
+    return await Promise.race([ready.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 // Retries while the database is unreachable (a restart takes a fraction of a second).

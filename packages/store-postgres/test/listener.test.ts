@@ -94,7 +94,7 @@ describeWithPostgres("InboxListener", (ctx) => {
       };
       return client;
     };
-    const inbox = new PostgresInbox(pool);
+    const inbox = new PostgresInbox(pool, { listener: { lingerMs: 0 } });
     const listener = inbox.listener();
     const heard = new Set<string>();
     listener.on("notice", (n) => heard.add(n.conversation));
@@ -111,6 +111,38 @@ describeWithPostgres("InboxListener", (ctx) => {
     (await store.save(conversation))._unsafeUnwrap();
     await expect.poll(() => heard.has(conversation.name), { timeout: 2_000 }).toBe(true);
     second.close();
+    await inbox.close();
+  });
+
+  it("a channel given up is listened on for lingerMs more: subscribing again needs no LISTEN, and after it answers there go unheard", async () => {
+    const { a } = await apart();
+    const inbox = new PostgresInbox(ctx().pool, { listener: { lingerMs: 300 } });
+    const listener = inbox.listener();
+    const heard: string[] = [];
+    listener.on("notice", (n) => heard.push(n.promptId ?? ""));
+    const first = listener.subscribe({ conversations: [a.name] });
+    await first.ready;
+    first.close();
+    await sleep(100); // an UNLISTEN would be done by now
+    const again = listener.subscribe({ conversations: [a.name] });
+    expect(again.wasListening).toBe(true);
+    again.close();
+    await sleep(600); // past lingerMs: the channel is given up
+    expect(listener.subscribe({}).wasListening).toBe(true);
+    const answerer = new PostgresInbox(ctx().pool);
+    (
+      await answerer.answer({
+        conversation: a.name,
+        promptId: a.promptId,
+        reply: { type: "answer", value: true },
+      })
+    )._unsafeUnwrap();
+    await sleep(300);
+    expect(heard).toEqual([]);
+    const late = listener.subscribe({ conversations: [a.name] });
+    expect(late.wasListening).toBe(false);
+    await late.ready;
+    late.close();
     await inbox.close();
   });
 });

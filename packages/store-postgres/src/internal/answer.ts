@@ -16,6 +16,7 @@ import {
 import { err, ok, type Result } from "neverthrow";
 import type pg from "pg";
 import type { InboxError } from "../errors.js";
+import { Batcher, prepared } from "./batch.js";
 import { notice } from "./inbox-sync.js";
 import { type Names, Rollback } from "./sql.js";
 
@@ -80,18 +81,10 @@ export async function answerInTransaction(
     return fail(unknownPrompt(conversation, promptId));
   }
   if (!row.live) {
-    return fail({
-      kind: "unknown_prompt",
-      promptId,
-      message: `prompt "${promptId}" of conversation ${conversation} is gone: the host waiting for it stopped; it is asked again when the turn runs again`,
-    });
+    return fail(gone(conversation, promptId));
   }
   if (row.answered) {
-    return fail({
-      kind: "already_answered",
-      promptId,
-      message: `prompt "${promptId}" of conversation ${conversation} was answered already; only the first answer counts`,
-    });
+    return fail(alreadyAnswered(conversation, promptId));
   }
   const answeredAt = target.now.toISOString();
   const notify = notice("answered", conversation, promptId, row.id);
@@ -144,46 +137,161 @@ function answerMarker(
   return ok({ event: JSON.stringify(encodeEvent(event)), reply: replyOf(event) });
 }
 
+/** The prompt an answer names, as one read finds it (every column `null` when there is none). */
+interface TargetRow {
+  id: string | null;
+  state: "suspended" | "live" | null;
+  event_seq: number | null;
+  secret: boolean | null;
+  prompt: PendingPrompt | null;
+  answered: boolean | null;
+  open: boolean | null;
+  event: unknown;
+  revision: string | null;
+  known: boolean;
+}
+
+type Target = { conversation: string; promptId: string; reply: StoredReply; now: Date };
+
 /**
- * Answers a live prompt without a transaction, if the prompt is live: one read, the check, and
- * one conditional write that succeeds only while the row has no reply and its host's lease lasts
- * (exactly once, as with the transaction). Returns `undefined` when the prompt is not a live one
- * (then {@link answerInTransaction} decides), so the common case of a waiting host costs two
- * statements.
+ * Answers without a transaction in the usual case: one read of the prompt (shared with the other
+ * answers of the process given meanwhile, see {@link Batcher}), the check of the reply, and one
+ * conditional write. A live prompt's write succeeds only while the row has no reply and its
+ * host's lease lasts (written together with the other answers of the moment); a suspended
+ * prompt's only while the conversation is still at the revision read, and it moves the revision,
+ * so of two answers, or an answer and a save, exactly one goes through. When a write does not go
+ * through, {@link answerInTransaction} decides under row locks (`undefined` is returned).
  */
-export async function answerLive(
-  pool: pg.Pool,
-  n: Names,
-  target: { conversation: string; promptId: string; reply: StoredReply; now: Date },
-): Promise<Result<Answered, InboxError> | undefined> {
-  const { conversation, promptId } = target;
-  const { rows } = await pool.query<{ id: string; secret: boolean; prompt: PendingPrompt }>(
-    `SELECT id, secret, prompt FROM ${n.prompts}
-      WHERE conversation = $1 AND prompt_id = $2 AND state = 'live' AND reply IS NULL
-        AND live_until > now()`,
-    [conversation, promptId],
-  );
-  const row = rows[0];
-  if (row === undefined) return undefined;
-  const checked = checkLiveReply(row.prompt.request, promptId, target.reply, target.now);
-  if (checked.isErr()) return err(checked.error);
-  const answeredAt = target.now.toISOString();
-  const written = await pool.query(
-    `WITH p AS (UPDATE ${n.prompts} SET reply = $2, answered_at = $3
-                 WHERE id = $1 AND state = 'live' AND reply IS NULL AND live_until > now()
-                 RETURNING id)
-     SELECT pg_notify($4, $5) FROM p`,
-    [
-      row.id,
-      JSON.stringify(checked.value),
-      answeredAt,
-      n.answered(conversation),
-      notice("answered", conversation, promptId, row.id),
-    ],
-  );
-  // Taken first by another answer, or the host gave up meanwhile: the transaction says which.
-  if (written.rowCount !== 1) return undefined;
-  return ok({ id: row.id, state: "live", secret: row.secret, prompt: row.prompt, answeredAt });
+export class Answers {
+  readonly #pool: pg.Pool;
+  readonly #n: Names;
+  readonly #read: Batcher<{ conversation: string; promptId: string }, TargetRow>;
+  readonly #live: Batcher<LiveWrite, "written" | "taken" | "missed">;
+  readonly #suspended: (values: unknown[]) => pg.QueryConfig<unknown[]>;
+
+  constructor(pool: pg.Pool, n: Names) {
+    this.#pool = pool;
+    this.#n = n;
+    const read = prepared(
+      `SELECT t.ord, p.id, p.state, p.event_seq, p.secret, p.prompt,
+              p.reply IS NOT NULL AS answered,
+              (p.state = 'suspended' OR p.live_until > now()) AS open,
+              e.event, c.revision, c.name IS NOT NULL AS known
+         FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t(conversation, prompt_id, ord)
+         LEFT JOIN ${n.prompts} p ON p.conversation = t.conversation AND p.prompt_id = t.prompt_id
+         LEFT JOIN ${n.conversations} c ON c.name = t.conversation
+         LEFT JOIN ${n.events} e ON p.state = 'suspended' AND e.conversation = p.conversation
+                                AND e.seq = p.event_seq
+        ORDER BY t.ord`,
+    );
+    this.#read = new Batcher(async (items) => {
+      const { rows } = await this.#pool.query<TargetRow>(
+        read([items.map((i) => i.conversation), items.map((i) => i.promptId)]),
+      );
+      return rows;
+    });
+    const live = prepared(
+      `WITH u AS (
+         SELECT * FROM json_to_recordset($1::json)
+             AS u(id bigint, reply json, answered_at timestamptz, channel text, payload text)
+       ), p AS (
+         UPDATE ${n.prompts} p SET reply = u.reply, answered_at = u.answered_at FROM u
+          WHERE p.id = u.id AND p.state = 'live' AND p.reply IS NULL AND p.live_until > now()
+         RETURNING p.id
+       )
+       SELECT p.id::text AS id, pg_notify(u.channel, u.payload) AS notified
+         FROM p JOIN u ON u.id = p.id`,
+    );
+    this.#live = new Batcher(async (items) => {
+      // One write per row in a statement: a second answer to the same prompt waits for the next.
+      const first = new Map<string, LiveWrite>();
+      for (const item of items) if (!first.has(item.id)) first.set(item.id, item);
+      const { rows } = await this.#pool.query<{ id: string }>(
+        live([JSON.stringify([...first.values()])]),
+      );
+      const written = new Set(rows.map((r) => r.id));
+      // An answer to a prompt another answer of the same statement took: answered already.
+      return items.map((item) =>
+        !written.has(item.id) ? "missed" : first.get(item.id) === item ? "written" : "taken",
+      );
+    });
+    // The marker, the revision and the inbox row in one statement, only if nothing changed since
+    // the read: the conversation row is the one every save and answer moves first.
+    this.#suspended = prepared(
+      `WITH c AS (
+         UPDATE ${n.conversations} SET revision = gen_random_uuid()::text, updated_at = now()
+          WHERE name = $1 AND revision = $2 RETURNING name
+       ), p AS (
+         UPDATE ${n.prompts} SET reply = $6, answered_at = $7
+          WHERE id = $5 AND state = 'suspended' AND event_seq = $3 AND reply IS NULL
+            AND EXISTS (SELECT 1 FROM c)
+         RETURNING id
+       ), e AS (
+         UPDATE ${n.events} SET event = $4
+          WHERE conversation = $1 AND seq = $3 AND EXISTS (SELECT 1 FROM p)
+       )
+       SELECT pg_notify($8, $9) AS notified FROM p`,
+    );
+  }
+
+  /** The answer's result, or `undefined` when a transaction must decide. */
+  async answer(target: Target): Promise<Result<Answered, InboxError> | undefined> {
+    const { conversation, promptId } = target;
+    const row = await this.#read.submit({ conversation, promptId });
+    if (row.id === null) {
+      return err(
+        row.known
+          ? unknownPrompt(conversation, promptId)
+          : { kind: "unknown_conversation", promptId, message: `no conversation ${conversation}` },
+      );
+    }
+    if (row.open !== true) return err(gone(conversation, promptId));
+    if (row.answered === true) return err(alreadyAnswered(conversation, promptId));
+    const prompt = row.prompt as PendingPrompt;
+    const answeredAt = target.now.toISOString();
+    const payload = notice("answered", conversation, promptId, row.id);
+    const channel = this.#n.answered(conversation);
+    if (row.state === "live") {
+      const checked = checkLiveReply(prompt.request, promptId, target.reply, target.now);
+      if (checked.isErr()) return err(checked.error);
+      const written = await this.#live.submit({
+        id: row.id,
+        reply: checked.value,
+        answered_at: answeredAt,
+        channel,
+        payload,
+      });
+      if (written === "taken") return err(alreadyAnswered(conversation, promptId));
+      if (written === "missed") return undefined;
+      return ok({ id: row.id, state: "live", secret: row.secret === true, prompt, answeredAt });
+    }
+    if (row.revision === null || row.event_seq === null) return undefined;
+    const checked = answerMarker(row.event, row.event_seq, target);
+    if (checked.isErr()) return err(checked.error);
+    const { rowCount } = await this.#pool.query(
+      this.#suspended([
+        conversation,
+        row.revision,
+        row.event_seq,
+        checked.value.event,
+        row.id,
+        JSON.stringify(checked.value.reply),
+        answeredAt,
+        channel,
+        payload,
+      ]),
+    );
+    if (rowCount !== 1) return undefined;
+    return ok({ id: row.id, state: "suspended", secret: row.secret === true, prompt, answeredAt });
+  }
+}
+
+interface LiveWrite {
+  readonly id: string;
+  readonly reply: StoredReply;
+  readonly answered_at: string;
+  readonly channel: string;
+  readonly payload: string;
 }
 
 /**
@@ -229,5 +337,21 @@ function unknownPrompt(conversation: string, promptId: string): InboxError {
     kind: "unknown_prompt",
     promptId,
     message: `no open prompt "${promptId}" in conversation ${conversation} (wrong id or conversation, or the turn went on already)`,
+  };
+}
+
+function gone(conversation: string, promptId: string): InboxError {
+  return {
+    kind: "unknown_prompt",
+    promptId,
+    message: `prompt "${promptId}" of conversation ${conversation} is gone: the host waiting for it stopped; it is asked again when the turn runs again`,
+  };
+}
+
+function alreadyAnswered(conversation: string, promptId: string): InboxError {
+  return {
+    kind: "already_answered",
+    promptId,
+    message: `prompt "${promptId}" of conversation ${conversation} was answered already; only the first answer counts`,
   };
 }

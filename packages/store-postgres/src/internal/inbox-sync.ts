@@ -1,76 +1,156 @@
 import type { ConversationStream } from "@jp/conversation";
 import type pg from "pg";
+import { prepared } from "./batch.js";
 import { type FoundPrompt, isSecret, suspendedPrompts } from "./markers.js";
 import type { Names } from "./sql.js";
 
+/** How a save claims the conversation row: a new conversation, or one at a known revision. */
+export type Claim = "insert" | "update";
+
+/** What a save writes to the events table. */
+export interface WritePlan {
+  /** Delete every event from this sequence number on (a stream that got shorter, or written whole). */
+  readonly truncateFrom: number | undefined;
+  /** `[seq, event]` pairs of entries replaced in place, as a JSON array. */
+  readonly replaced: string | undefined;
+  /** Entries to write from sequence number `appendFrom` on, as a JSON array. */
+  readonly appended: string | undefined;
+  readonly appendFrom: number;
+}
+
+/** The conversation row a save writes. */
+export interface ConversationFields {
+  readonly name: string;
+  readonly metadata: string;
+  readonly baseConfig: string | null;
+  readonly layout: string;
+  readonly revision: string;
+  readonly eventCount: number;
+}
+
+// The payload of an inbox notification, built by the server: ids only, never a reply (payloads
+// may be logged), and no prompt id when it would not fit (NOTIFY payloads stop at 8000 bytes; the
+// row id then names the prompt).
+const payload = (event: string, id: string, conversation: string, promptId: string) =>
+  `CASE WHEN octet_length(${promptId}) + octet_length(${conversation}) < 7800
+     THEN json_build_object('e', ${event}, 'id', ${id}::text, 'c', ${conversation}, 'p', ${promptId})::text
+     ELSE json_build_object('e', ${event}, 'id', ${id}::text, 'c', ${conversation})::text END`;
+
 /**
- * Makes the inbox rows of one conversation mirror the prompts suspended in its stream, inside
- * the save's transaction (the conversation row is locked by then): new prompts are added,
- * prompts the turn went past are removed, answers given in the stream are copied. A host's live
- * row for a prompt that is now suspended gives way to it. Notifies listeners of new prompts and
- * new answers when the transaction commits.
+ * A whole save in one statement, so one round trip and one commit: the conversation row moves
+ * to the new revision if it is at the expected one (or is inserted if there is none), and only
+ * then are the events written (replaced entries updated in place, appended ones inserted, a
+ * shorter stream cut) and the inbox rows brought in step with the prompts suspended in the last
+ * turn: new prompts added, prompts the turn went past removed, answers given in the stream
+ * copied, a host's live row for a prompt now suspended turned into the suspended one. Listeners
+ * hear of new prompts and new answers when it commits. `claimed` is 0 when the revision did not
+ * match (then nothing was written).
  */
-export async function syncInbox(
-  client: pg.PoolClient,
+function saveText(n: Names, claim: Claim): string {
+  const claimSql =
+    claim === "insert"
+      ? `INSERT INTO ${n.conversations} (name, metadata, base_config, layout, revision, event_count)
+         VALUES ($1, $10, $11, $12, $13, $14) ON CONFLICT (name) DO NOTHING RETURNING name`
+      : `UPDATE ${n.conversations} SET metadata = $10, base_config = $11, layout = $12,
+                revision = $13, event_count = $14, updated_at = now()
+          WHERE name = $1 AND revision = $15 RETURNING name`;
+  return `WITH claim AS (${claimSql}),
+    cut AS (
+      DELETE FROM ${n.events}
+       WHERE conversation = $1 AND $2::integer >= 0 AND seq >= $2::integer
+         AND EXISTS (SELECT 1 FROM claim)
+    ), rep AS (
+      UPDATE ${n.events} e SET event = u.value -> 1 FROM json_array_elements($3::json) u
+       WHERE e.conversation = $1 AND e.seq = (u.value ->> 0)::integer
+         AND EXISTS (SELECT 1 FROM claim)
+    ), app AS (
+      INSERT INTO ${n.events} AS e (conversation, seq, event)
+      SELECT $1, $4::integer + t.ord - 1, t.value
+        FROM json_array_elements($5::json) WITH ORDINALITY t(value, ord)
+       WHERE EXISTS (SELECT 1 FROM claim)
+      ON CONFLICT (conversation, seq) DO UPDATE SET event = excluded.event
+    ), old AS (
+      SELECT prompt_id, reply IS NOT NULL AS had FROM ${n.prompts}
+       WHERE conversation = $1 AND state = 'suspended'
+    ), gone AS (
+      DELETE FROM ${n.prompts}
+       WHERE conversation = $1 AND NOT (prompt_id = ANY($6::text[]))
+         AND (state = 'suspended' OR live_until < now())
+         AND EXISTS (SELECT 1 FROM claim)
+    ), up AS (
+      INSERT INTO ${n.prompts} AS p
+        (conversation, prompt_id, state, event_seq, kind, tool_name, tool_call_id, secret,
+         prompt, suspended_at, deadline, reply, answered_at)
+      SELECT $1, r.prompt_id, 'suspended', r.event_seq, r.kind, r.tool_name, r.tool_call_id,
+             r.secret, r.prompt, r.suspended_at, r.deadline, r.reply, r.answered_at
+        FROM json_to_recordset($7::json) AS r(prompt_id text, event_seq integer, kind text,
+             tool_name text, tool_call_id text, secret boolean, prompt json,
+             suspended_at timestamptz, deadline timestamptz, reply json, answered_at timestamptz)
+       WHERE EXISTS (SELECT 1 FROM claim)
+      ON CONFLICT (conversation, prompt_id) DO UPDATE SET
+        state = 'suspended', host = NULL, live_until = NULL, event_seq = excluded.event_seq,
+        kind = excluded.kind, tool_name = excluded.tool_name, tool_call_id = excluded.tool_call_id,
+        secret = excluded.secret, prompt = excluded.prompt,
+        suspended_at = CASE WHEN p.state = 'live' THEN excluded.suspended_at ELSE p.suspended_at END,
+        deadline = excluded.deadline, reply = excluded.reply, answered_at = excluded.answered_at
+      RETURNING p.prompt_id, p.id, p.reply IS NOT NULL AS answered
+    ), notes AS (
+      SELECT up.id, up.prompt_id, k.event, k.ord
+        FROM up LEFT JOIN old USING (prompt_id),
+             LATERAL (VALUES ('pending', 0, old.prompt_id IS NULL),
+                             ('answered', 1, up.answered AND NOT coalesce(old.had, false)))
+                AS k(event, ord, wanted)
+       WHERE k.wanted
+    )
+    SELECT (SELECT count(*) FROM claim)::integer AS claimed,
+           (SELECT count(*) FROM (
+              SELECT pg_notify(CASE WHEN event = 'pending' THEN $8 ELSE $9 END,
+                               ${payload("event", "id", "$1::text", "prompt_id")})
+                FROM notes ORDER BY id, ord) s)::integer AS notified`;
+}
+
+/** The save statements of one schema (see {@link saveText}). */
+export function saveStatements(n: Names): Record<Claim, ReturnType<typeof prepared>> {
+  return { insert: prepared(saveText(n, "insert")), update: prepared(saveText(n, "update")) };
+}
+
+/** The parameters of a save statement. */
+export function saveValues(
   n: Names,
-  conversation: string,
+  fields: ConversationFields,
+  plan: WritePlan,
   stream: ConversationStream,
+  expected: string | null,
   now: Date,
-): Promise<void> {
+): unknown[] {
   const found = suspendedPrompts(stream, now);
-  const ids = found.map((p) => p.view.prompt_id);
-  // Rows of prompts no longer suspended, and live rows whose prompt is now suspended.
-  await client.query(
-    `DELETE FROM ${n.prompts} WHERE conversation = $1
-       AND ((state = 'suspended' AND NOT (prompt_id = ANY($2::text[])))
-         OR (state = 'live' AND (prompt_id = ANY($2::text[]) OR live_until < now())))`,
-    [conversation, ids],
-  );
-  if (found.length === 0) return;
-  // `old` sees the rows as they were before the upsert: only real changes are announced.
-  const { rows } = await client.query<{
-    prompt_id: string;
-    id: string;
-    answered: boolean;
-    inserted: boolean;
-    had: boolean;
-  }>(
-    `WITH old AS (
-       SELECT prompt_id, reply IS NOT NULL AS had FROM ${n.prompts}
-        WHERE conversation = $1 AND state = 'suspended'
-     ), up AS (
-       INSERT INTO ${n.prompts} AS p
-         (conversation, prompt_id, state, event_seq, kind, tool_name, tool_call_id, secret,
-          prompt, suspended_at, deadline, reply, answered_at)
-       SELECT $1, r.prompt_id, 'suspended', r.event_seq, r.kind, r.tool_name, r.tool_call_id,
-              r.secret, r.prompt, r.suspended_at, r.deadline, r.reply, r.answered_at
-         FROM json_to_recordset($2::json) AS r(prompt_id text, event_seq integer, kind text,
-              tool_name text, tool_call_id text, secret boolean, prompt json,
-              suspended_at timestamptz, deadline timestamptz, reply json, answered_at timestamptz)
-       ON CONFLICT (conversation, prompt_id) DO UPDATE SET
-         event_seq = excluded.event_seq, prompt = excluded.prompt, deadline = excluded.deadline,
-         reply = excluded.reply, answered_at = excluded.answered_at
-       RETURNING p.prompt_id, p.id, p.reply IS NOT NULL AS answered
-     )
-     SELECT up.prompt_id, up.id, up.answered, old.prompt_id IS NULL AS inserted,
-            coalesce(old.had, false) AS had
-       FROM up LEFT JOIN old USING (prompt_id)`,
-    [conversation, JSON.stringify(found.map(rowOf))],
-  );
-  for (const row of rows) {
-    const event = row.inserted ? "pending" : row.answered && !row.had ? "answered" : undefined;
-    if (event === undefined) continue;
-    await client.query("SELECT pg_notify($1, $2)", [
-      event === "pending" ? n.channel : n.answered(conversation),
-      notice(event, conversation, row.prompt_id, row.id),
-    ]);
-    if (row.inserted && row.answered) {
-      await client.query("SELECT pg_notify($1, $2)", [
-        n.answered(conversation),
-        notice("answered", conversation, row.prompt_id, row.id),
-      ]);
-    }
-  }
+  return [
+    fields.name,
+    plan.truncateFrom ?? -1,
+    plan.replaced ?? "[]",
+    plan.appendFrom,
+    plan.appended ?? "[]",
+    found.map((p) => p.view.prompt_id),
+    JSON.stringify(found.map(rowOf)),
+    n.channel,
+    n.answered(fields.name),
+    fields.metadata,
+    fields.baseConfig,
+    fields.layout,
+    fields.revision,
+    fields.eventCount,
+    ...(expected === null ? [] : [expected]),
+  ];
+}
+
+/** Runs a save statement: whether the conversation row was claimed (else nothing was written). */
+export async function runSave(
+  pool: pg.Pool,
+  statement: ReturnType<typeof prepared>,
+  values: unknown[],
+): Promise<boolean> {
+  const { rows } = await pool.query<{ claimed: number }>(statement(values));
+  return rows[0]?.claimed === 1;
 }
 
 function rowOf(p: FoundPrompt) {

@@ -1,5 +1,6 @@
 import type { PendingPrompt, PromptRequest, StoredReply } from "@jp/coordinator";
 import type pg from "pg";
+import { Batcher, prepared } from "./batch.js";
 import { isSecret, promptIdOf } from "./markers.js";
 import type { Names } from "./sql.js";
 
@@ -25,99 +26,176 @@ export function liveView(request: PromptRequest, now: Date): PendingPrompt {
   };
 }
 
+/** A prompt a host puts in the inbox while it waits. */
+export interface LiveOpen {
+  readonly conversation: string;
+  readonly request: PromptRequest;
+  readonly host: string;
+  readonly leaseMs: number;
+}
+
+/** What a look at a live prompt found: the reply taken, and whether the row was there at all. */
+export interface LiveTaken {
+  readonly reply: StoredReply | undefined;
+  /** `false` when the row is gone (a save that suspended the same prompt replaced it). */
+  readonly present: boolean;
+}
+
+// The payload of a `pending` notification, built by the server: ids only, and no prompt id when
+// it would not fit (NOTIFY payloads stop at 8000 bytes; the row id then names the prompt).
+const pendingPayload = (id: string, conversation: string, promptId: string) =>
+  `CASE WHEN octet_length(${promptId}) + octet_length(${conversation}) < 7800
+     THEN json_build_object('e', 'pending', 'id', ${id}::text, 'c', ${conversation}, 'p', ${promptId})::text
+     ELSE json_build_object('e', 'pending', 'id', ${id}::text, 'c', ${conversation})::text END`;
+
 /**
- * Puts a live prompt in the inbox and announces it; returns its row id. A row left by a host
- * whose lease ran out gives way; a prompt open under the same id otherwise is an error.
+ * The live prompts of one inbox (one pool): opening, looking at, renewing and closing them. The
+ * statements of many waiting hosts of the process go to the server together (see
+ * {@link Batcher}): one insert opens every prompt asked meanwhile, one delete takes every answer
+ * noticed meanwhile.
  */
-export async function openLive(
-  pool: pg.Pool,
-  n: Names,
-  prompt: { conversation: string; request: PromptRequest; host: string; leaseMs: number },
-): Promise<string> {
-  const view = liveView(prompt.request, new Date());
-  const values = [
-    prompt.conversation,
-    view.prompt_id,
-    prompt.host,
-    prompt.leaseMs,
-    view.kind,
-    view.tool_name,
-    view.tool_call_id,
-    isSecret(prompt.request),
-    JSON.stringify(view),
-    view.suspended_at,
-    n.channel,
-  ];
-  // One statement: the row and its notification (the payload names the prompt unless its id is
-  // too long for one).
-  const insert = () =>
-    pool.query<{ id: string }>(
-      `WITH i AS (
+export class LivePrompts {
+  readonly #pool: pg.Pool;
+  readonly #n: Names;
+  readonly #open: Batcher<LiveOpen, string | undefined>;
+  readonly #take: Batcher<string, LiveTaken>;
+  readonly #renew: Batcher<{ id: string; leaseMs: number }, undefined>;
+
+  constructor(pool: pg.Pool, n: Names) {
+    this.#pool = pool;
+    this.#n = n;
+    // A row per prompt and its notification, in one statement; a prompt open already under the
+    // same id comes back without a row id, and is tried alone (see `open`).
+    const open = prepared(
+      `WITH r AS (
+         SELECT * FROM json_to_recordset($1::json) AS r(ord integer, conversation text,
+                prompt_id text, host text, lease_ms double precision, kind text, tool_name text,
+                tool_call_id text, secret boolean, prompt json, suspended_at timestamptz)
+       ), i AS (
          INSERT INTO ${n.prompts} (conversation, prompt_id, state, host, live_until, kind,
                 tool_name, tool_call_id, secret, prompt, suspended_at)
-         VALUES ($1, $2, 'live', $3, now() + $4 * interval '1 millisecond', $5, $6, $7, $8, $9, $10)
-         RETURNING id)
-       SELECT i.id, pg_notify($11, CASE WHEN octet_length($2) + octet_length($1) < 7800
-           THEN json_build_object('e', 'pending', 'id', i.id::text, 'c', $1::text, 'p', $2::text)::text
-           ELSE json_build_object('e', 'pending', 'id', i.id::text, 'c', $1::text)::text END)
+         SELECT conversation, prompt_id, 'live', host, now() + lease_ms * interval '1 millisecond',
+                kind, tool_name, tool_call_id, secret, prompt, suspended_at
+           FROM r ORDER BY ord
+         ON CONFLICT (conversation, prompt_id) DO NOTHING
+         RETURNING id, conversation, prompt_id
+       )
+       SELECT i.id, i.conversation, i.prompt_id,
+              pg_notify($2, ${pendingPayload("i.id", "i.conversation", "i.prompt_id")}) AS notified
          FROM i`,
-      values,
     );
-  try {
-    return ((await insert()).rows[0] as { id: string }).id;
-  } catch (cause) {
-    if ((cause as { code?: string }).code !== "23505") throw cause;
-    // The same prompt is open already: if its host's lease ran out, the row gives way.
-    await pool.query(
-      `DELETE FROM ${n.prompts} WHERE conversation = $1 AND prompt_id = $2 AND live_until < now()`,
-      [prompt.conversation, view.prompt_id],
+    this.#open = new Batcher(async (items) => {
+      const rows = items.map((item, ord) => {
+        const view = liveView(item.request, new Date());
+        return {
+          ord,
+          conversation: item.conversation,
+          prompt_id: view.prompt_id,
+          host: item.host,
+          lease_ms: item.leaseMs,
+          kind: view.kind,
+          tool_name: view.tool_name,
+          tool_call_id: view.tool_call_id,
+          secret: isSecret(item.request),
+          prompt: view,
+          suspended_at: view.suspended_at,
+        };
+      });
+      const result = await this.#pool.query<{
+        id: string;
+        conversation: string;
+        prompt_id: string;
+      }>(open([JSON.stringify(rows), n.channel]));
+      // Each inserted row to the first item of its key (two hosts may ask the same prompt).
+      const ids = new Map<string, string[]>();
+      for (const row of result.rows) {
+        const key = JSON.stringify([row.conversation, row.prompt_id]);
+        ids.set(key, [...(ids.get(key) ?? []), row.id]);
+      }
+      return rows.map((row) => ids.get(JSON.stringify([row.conversation, row.prompt_id]))?.shift());
+    });
+
+    // Takes the answered rows out and says, for the others, whether they are still there.
+    const take = prepared(
+      `WITH ids AS (SELECT DISTINCT unnest($1::bigint[]) AS id),
+            d AS (DELETE FROM ${n.prompts} p USING ids
+                   WHERE p.id = ids.id AND p.state = 'live' AND p.reply IS NOT NULL
+               RETURNING p.id, p.reply)
+       SELECT ids.id::text AS id, d.reply,
+              d.id IS NOT NULL OR EXISTS (SELECT 1 FROM ${n.prompts} p
+                                           WHERE p.id = ids.id AND p.state = 'live') AS present
+         FROM ids LEFT JOIN d ON d.id = ids.id`,
     );
-    return ((await insert()).rows[0] as { id: string }).id;
+    this.#take = new Batcher(async (items) => {
+      const { rows } = await this.#pool.query<{
+        id: string;
+        reply: StoredReply | null;
+        present: boolean;
+      }>(take([items]));
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      // A reply goes to the first look at its row only (a row is looked at by one host).
+      return items.map((id) => {
+        const row = byId.get(id);
+        byId.delete(id);
+        return row === undefined
+          ? { reply: undefined, present: false }
+          : { reply: row.reply ?? undefined, present: row.present };
+      });
+    });
+
+    const renew = prepared(
+      `UPDATE ${n.prompts} p SET live_until = now() + r.lease_ms * interval '1 millisecond'
+         FROM json_to_recordset($1::json) AS r(id bigint, lease_ms double precision)
+        WHERE p.id = r.id AND p.state = 'live'`,
+    );
+    this.#renew = new Batcher(async (items) => {
+      await this.#pool.query(renew([JSON.stringify(items)]));
+      return items.map(() => undefined);
+    });
   }
-}
 
-/** Renews a live prompt's lease. */
-export async function renewLive(pool: pg.Pool, n: Names, id: string, leaseMs: number) {
-  await pool.query(
-    `UPDATE ${n.prompts} SET live_until = now() + $2 * interval '1 millisecond' WHERE id = $1 AND state = 'live'`,
-    [id, leaseMs],
-  );
-}
+  /**
+   * Puts a live prompt in the inbox and announces it; returns its row id. A row left by a host
+   * whose lease ran out gives way; a prompt open under the same id otherwise is an error.
+   */
+  async open(prompt: LiveOpen): Promise<string> {
+    const id = await this.#open.submit(prompt);
+    if (id !== undefined) return id;
+    // The same prompt is open already: if its host's lease ran out, the row gives way.
+    const promptId = promptIdOf(prompt.request);
+    await this.#pool.query(
+      `DELETE FROM ${this.#n.prompts} WHERE conversation = $1 AND prompt_id = $2 AND live_until < now()`,
+      [prompt.conversation, promptId],
+    );
+    const again = await this.#open.submit(prompt);
+    if (again !== undefined) return again;
+    throw Object.assign(
+      new Error(`prompt "${promptId}" of conversation ${prompt.conversation} is open already`),
+      { code: "23505" },
+    );
+  }
 
-/**
- * Takes a live prompt out of the inbox if it has a reply, in one statement: `reply` is the reply
- * taken, `present` whether the row was there at all (a save that suspended the same prompt
- * replaces it).
- */
-export async function takeAnswered(
-  pool: pg.Pool,
-  n: Names,
-  id: string,
-): Promise<{ reply: StoredReply | undefined; present: boolean }> {
-  const { rows } = await pool.query<{ reply: StoredReply | null; present: boolean }>(
-    `WITH d AS (DELETE FROM ${n.prompts} WHERE id = $1 AND state = 'live' AND reply IS NOT NULL
-                RETURNING reply)
-     SELECT (SELECT reply FROM d) AS reply,
-            EXISTS (SELECT 1 FROM ${n.prompts} WHERE id = $1 AND state = 'live') AS present`,
-    [id],
-  );
-  const row = rows[0] as { reply: StoredReply | null; present: boolean };
-  return { reply: row.reply ?? undefined, present: row.present };
-}
+  /** Renews a live prompt's lease. */
+  renew(id: string, leaseMs: number): Promise<undefined> {
+    return this.#renew.submit({ id, leaseMs });
+  }
 
-/**
- * Takes a live prompt out of the inbox and returns the reply it got, if any: deleting and reading
- * are one statement, so an answer that arrives as the host gives up waiting is either taken by
- * the host or refused to its sender (`unknown_prompt`), never dropped after being accepted.
- */
-export async function closeLive(
-  pool: pg.Pool,
-  n: Names,
-  id: string,
-): Promise<{ reply: StoredReply | undefined }> {
-  const { rows } = await pool.query<{ reply: StoredReply | null }>(
-    `DELETE FROM ${n.prompts} WHERE id = $1 AND state = 'live' RETURNING reply`,
-    [id],
-  );
-  return { reply: rows[0]?.reply ?? undefined };
+  /** Takes a live prompt out of the inbox if it has a reply. */
+  take(id: string): Promise<LiveTaken> {
+    return this.#take.submit(id);
+  }
+
+  /**
+   * Takes a live prompt out of the inbox and returns the reply it got, if any: deleting and
+   * reading are one statement, so an answer that arrives as the host gives up waiting is either
+   * taken by the host or refused to its sender (`unknown_prompt`), never dropped after being
+   * accepted.
+   */
+  async close(id: string): Promise<{ reply: StoredReply | undefined }> {
+    const { rows } = await this.#pool.query<{ reply: StoredReply | null }>(
+      `DELETE FROM ${this.#n.prompts} WHERE id = $1 AND state = 'live' RETURNING reply`,
+      [id],
+    );
+    return { reply: rows[0]?.reply ?? undefined };
+  }
 }

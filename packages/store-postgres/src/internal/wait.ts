@@ -1,13 +1,20 @@
 import type { Result } from "neverthrow";
 import { err } from "neverthrow";
 import type { InboxError } from "../errors.js";
-import type { InboxListener, InboxNotice, NoticeSelection } from "../listener.js";
+import {
+  type InboxListener,
+  type InboxNotice,
+  type NoticeSelection,
+  watchConversation,
+} from "../listener.js";
 
 /** What {@link waitFor} waits on. */
 export interface WaitSpec<T> {
   readonly listener: InboxListener;
   /** The notifications to hear while waiting. */
   readonly selection: NoticeSelection;
+  /** The conversation waited on: only its notifications are offered to `matches`. */
+  readonly conversation: string;
   /** Whether a notification may concern the wait: then the state is looked at again. */
   readonly matches: (notice: InboxNotice) => boolean;
   /** The state: a result ends the wait, `undefined` goes on waiting (also when unreachable). */
@@ -33,11 +40,12 @@ export function waitFor<T>(spec: WaitSpec<T>): Promise<Result<T, InboxError>> {
     let looking = false;
     let again = false;
     const subscription = listener.subscribe(spec.selection);
+    let unwatch = () => {};
     const finish = (result: Result<T, InboxError>) => {
       if (done) return;
       done = true;
       subscription.close();
-      listener.off("notice", onNotice);
+      unwatch();
       listener.off("connected", look);
       signal?.removeEventListener("abort", onAbort);
       clearTimeout(timer);
@@ -74,7 +82,7 @@ export function waitFor<T>(spec: WaitSpec<T>): Promise<Result<T, InboxError>> {
           );
     if (signal?.aborted) return onAbort();
     signal?.addEventListener("abort", onAbort, { once: true });
-    listener.on("notice", onNotice);
+    unwatch = watchConversation(listener, spec.conversation, onNotice);
     listener.on("connected", look);
     // Looking now, and again once the server delivers the channels' notifications: whatever
     // changed before that is seen by the second look, whatever after by a notification.
