@@ -27,14 +27,15 @@ export interface DeliverySuspended {
 
 /**
  * The `result` mode: `unattended` delivers, `skip` withholds, `ask`/`edit` use the detached
- * `deliver` policy when no human is reachable, or a delivery prompt.
+ * `deliver` policy when no human is reachable, or a delivery prompt. Decided at once (no
+ * promise) unless a prompt is needed.
  */
-export async function deliverResult(
+export function deliverResult(
   ctx: RunContext,
   call: ToolCall,
   config: ResolvedToolConfig,
   result: CallResult,
-): Promise<CallResult | DeliverySuspended> {
+): CallResult | DeliverySuspended | Promise<CallResult | DeliverySuspended> {
   const mode = config.result;
   if (mode === "unattended") return result;
   if (mode === "skip") return { content: DELIVERY_SKIPPED_BY_CONFIGURATION, is_error: false };
@@ -63,6 +64,15 @@ export async function deliverResult(
     });
     return { content: deliveryDeniedMessage(call.name, cause), is_error: true };
   }
+  return askDelivery(ctx, call, result, mode);
+}
+
+async function askDelivery(
+  ctx: RunContext,
+  call: ToolCall,
+  result: CallResult,
+  mode: DeliverPromptRequest["mode"],
+): Promise<CallResult | DeliverySuspended> {
   const request: DeliverPromptRequest = {
     kind: "deliver",
     tool_name: call.name,

@@ -47,13 +47,15 @@ const done = (content: string, is_error = false): PermissionDecision => ({
 
 /**
  * The `run` mode: `unattended` runs, `skip` really skips, `ask`/`edit` use a remembered decision,
- * the detached `run` policy when no human is reachable, or a permission prompt.
+ * the detached `run` policy when no human is reachable, or a permission prompt. Decided at once
+ * (no promise) unless a prompt is needed: most calls need none, and each await costs the call
+ * a turn of the event loop's microtask queue.
  */
-export async function decidePermission(
+export function decidePermission(
   ctx: RunContext,
   call: ToolCall,
   config: ResolvedToolConfig,
-): Promise<PermissionDecision> {
+): PermissionDecision | Promise<PermissionDecision> {
   if (config.run === "unattended") return { type: "run", call };
   if (config.run === "skip") return done(SKIPPED_BY_CONFIGURATION);
   const remembered = ctx.turn.rememberedPermission(call.name);
@@ -81,13 +83,22 @@ export async function decidePermission(
     });
     return done(noHumanMessage(call.name, cause), true);
   }
+  return askPermission(ctx, call, config, config.run);
+}
+
+async function askPermission(
+  ctx: RunContext,
+  call: ToolCall,
+  config: ResolvedToolConfig,
+  mode: PermissionPromptRequest["mode"],
+): Promise<PermissionDecision> {
   const request: PermissionPromptRequest = {
     kind: "permission",
     tool_name: call.name,
     tool_call_id: call.id,
     ...(config.source === undefined ? {} : { tool_source: config.source }),
     arguments: call.arguments,
-    mode: config.run,
+    mode,
   };
   // A call of the same tool may have been decided "for the turn" while this one waited.
   const shown = await showPrompt(ctx, request, {

@@ -5,7 +5,7 @@ import type { ExecutorResult, ToolCall } from "../backends/executor.js";
 import type { InquiryError } from "../backends/inquiry-backend.js";
 import type { QuestionControls, QuestionPromptRequest } from "../backends/prompt-backend.js";
 import { questionConfigFor } from "../config/question-config.js";
-import type { QuestionTarget, ResolvedToolConfig } from "../config/schema.js";
+import type { QuestionConfig, QuestionTarget, ResolvedToolConfig } from "../config/schema.js";
 import { inquiryId, toInquiryQuestion } from "../recording/inquiry-question.js";
 import {
   INPUT_CANCELLED,
@@ -106,6 +106,13 @@ export function stoppedByFailure(failure: PromptFailure, error: string): Stopped
 
 const isSecret = (question: Question) => question.answer_type.type === "secret";
 
+// The answer remembered this turn for the call's tool and question; a turn without any costs no
+// lookup (the key is a new string to hash on every question).
+function rememberedFor(ctx: RunContext, call: ToolCall, question: Question): JsonValue | undefined {
+  if (ctx.turn.remembered_tool_answers.size === 0) return undefined;
+  return ctx.turn.rememberedAnswer(call.name, question.id);
+}
+
 function recordAnswer(ctx: RunContext, id: string, question: Question, answer: JsonValue): void {
   // A secret reaches the tool in memory only; the record says it was answered, never with what.
   record(
@@ -166,7 +173,7 @@ export async function resolveQuestion(
       config: questionConfig,
       humanReachable,
       detached: config.detached.tool,
-      remembered: ctx.turn.rememberedAnswer(call.name, question.id),
+      remembered: rememberedFor(ctx, call, question),
       unreachable: ctx.unreachable,
       answerFrom,
     });
@@ -199,7 +206,7 @@ export async function resolveQuestion(
       case "inquiry":
         return askAssistant(ctx, call, id, question, questionConfig?.target);
       case "prompt": {
-        const outcome = await askHuman(ctx, { call, config, id, need, walk, error });
+        const outcome = await askHuman(ctx, { call, questionConfig, id, need, walk, error });
         if (outcome.type !== "invalid") return outcome;
         error = outcome.message;
         repeats = outcome.reply === lastInvalid ? repeats + 1 : 1;
@@ -258,7 +265,7 @@ export interface PendingQuestion {
 
 interface HumanRound {
   readonly call: ToolCall;
-  readonly config: ResolvedToolConfig;
+  readonly questionConfig: QuestionConfig | undefined;
   readonly id: string;
   readonly need: NeedsInput;
   readonly walk: AnswerWalk;
@@ -266,7 +273,7 @@ interface HumanRound {
 }
 
 function promptRequest(round: HumanRound): QuestionPromptRequest {
-  const { call, config, id, need, walk, error } = round;
+  const { call, questionConfig, id, need, walk, error } = round;
   const { question, form } = need;
   // Form controls are offered to tools that walk a form (they report `form` progress).
   const controls: QuestionControls = {
@@ -275,7 +282,7 @@ function promptRequest(round: HumanRound): QuestionPromptRequest {
     reply: form !== undefined,
     end_turn: form !== undefined,
   };
-  const label = questionConfigFor(config, question.id)?.prompt_label;
+  const label = questionConfig?.prompt_label;
   const initial = isSecret(question) ? undefined : walk.prefillFor(question.id);
   return {
     kind: "question",
@@ -308,7 +315,7 @@ async function askHuman(ctx: RunContext, round: HumanRound): Promise<HumanOutcom
   const remembered = (): JsonValue | undefined => {
     if (question.answer_type.type === "secret" || reusePolicy(question) === "none")
       return undefined;
-    const answer = ctx.turn.rememberedAnswer(call.name, question.id);
+    const answer = rememberedFor(ctx, call, question);
     return answer !== undefined && validateAnswer(question.answer_type, answer).isOk()
       ? answer
       : undefined;

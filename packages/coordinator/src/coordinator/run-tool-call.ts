@@ -71,8 +71,11 @@ export async function runToolCall(
   call: ToolCall,
   resume?: PendingMarker,
 ): Promise<CallOutcome> {
-  const state = (next: ToolCallState) =>
+  // Nothing is built for an event nobody listens to: a call changes state on every question.
+  const state = (next: ToolCallState) => {
+    if (ctx.emitter.listenerCount("tool-state") === 0) return;
     ctx.emitter.emit("tool-state", { tool_call_id: call.id, tool_name: call.name, state: next });
+  };
   state("queued");
   const outcome = await attempt({ ctx, setup, state }, call, resume);
   state(outcome.suspended === undefined ? "completed" : "suspended");
@@ -112,7 +115,8 @@ async function attempt(
   const at = resume?.escalated === undefined ? resume?.request.kind : "question";
   if (at === undefined || at === "permission") {
     state("awaiting_permission");
-    const permission = await decidePermission(ctx, call, config);
+    const decided = decidePermission(ctx, call, config);
+    const permission = decided instanceof Promise ? await decided : decided;
     if (permission.type === "suspended") return suspended({ request: permission.request });
     if (permission.type === "done") return finish(permission);
     call = permission.call;
@@ -130,7 +134,8 @@ async function attempt(
     result = ran.outcome;
   }
   state("awaiting_delivery");
-  const delivered = await deliverResult(ctx, call, config, result);
+  const delivering = deliverResult(ctx, call, config, result);
+  const delivered = delivering instanceof Promise ? await delivering : delivering;
   if ("suspended" in delivered) return suspended({ request: delivered.suspended, ...edited(call) });
   return finish(delivered);
 }
