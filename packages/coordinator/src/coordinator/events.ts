@@ -35,6 +35,8 @@ export interface CoordinatorEvents {
     readonly tool_call_id: string;
     readonly tool_name: string;
     readonly state: ToolCallState;
+    /** With `completed`: whether the response recorded for the call is an error. */
+    readonly is_error?: boolean;
   }) => void;
   "inquiry-recorded": (event: { readonly event: InquiryRequest | InquiryResponse }) => void;
   "prompt-shown": (event: { readonly request: PromptRequest }) => void;

@@ -72,13 +72,19 @@ export async function runToolCall(
   resume?: PendingMarker,
 ): Promise<CallOutcome> {
   // Nothing is built for an event nobody listens to: a call changes state on every question.
-  const state = (next: ToolCallState) => {
+  const state = (next: ToolCallState, isError?: boolean) => {
     if (ctx.emitter.listenerCount("tool-state") === 0) return;
-    ctx.emitter.emit("tool-state", { tool_call_id: call.id, tool_name: call.name, state: next });
+    ctx.emitter.emit("tool-state", {
+      tool_call_id: call.id,
+      tool_name: call.name,
+      state: next,
+      ...(isError === undefined ? {} : { is_error: isError }),
+    });
   };
   state("queued");
   const outcome = await attempt({ ctx, setup, state }, call, resume);
-  state(outcome.suspended === undefined ? "completed" : "suspended");
+  if (outcome.suspended === undefined) state("completed", outcome.is_error);
+  else state("suspended");
   return outcome;
 }
 

@@ -190,7 +190,7 @@ export function traceCoordinator(
   };
 
   const listeners: { [K in keyof CoordinatorEvents]: CoordinatorEvents[K] } = {
-    "tool-state": ({ tool_call_id, tool_name, state }) => {
+    "tool-state": ({ tool_call_id, tool_name, state, is_error }) => {
       if (state === "queued") {
         const span = tracer.startSpan(`${TRACE_NAMES.toolCallSpan} ${tool_name}`, {
           attributes: {
@@ -204,6 +204,11 @@ export function traceCoordinator(
       const span = callSpan(tool_call_id);
       if (span === undefined) return;
       span.addEvent(TRACE_NAMES.stateEvent, { "jp.tool_call.state": state });
+      if (is_error === true) {
+        // OpenTelemetry's convention for a failed tool call; the content itself is never copied.
+        span.setAttribute("error.type", "tool_error");
+        span.setStatus({ code: errorCode, message: "the tool call's response is an error" });
+      }
       if (state === "completed" || state === "suspended") endCall(tool_call_id, span, state);
     },
     "inquiry-recorded": ({ event }) => {

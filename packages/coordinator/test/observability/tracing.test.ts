@@ -82,6 +82,35 @@ describe("traceCoordinator: a span per tool call", () => {
     ]);
   });
 
+  it("a call whose response is an error ends with an error status, the error's text not copied", async () => {
+    const { exporter, tracer } = sdk();
+    const { coordinator } = coordinatorFor({
+      tools: UNATTENDED,
+      executors: new MockExecutorSource({
+        fine: asking([]),
+        broken: new MockExecutor(() => {
+          throw new Error("disk full at /srv/data");
+        }),
+      }),
+    });
+    const stop = traceCoordinator(coordinator, { tracer });
+    await coordinator.run([call("call_1", "fine"), call("call_2", "broken")], {
+      turn: new TurnState(),
+    });
+    stop();
+
+    const spans = exporter.getFinishedSpans();
+    const [fine] = byName(spans, "execute_tool fine");
+    const [broken] = byName(spans, "execute_tool broken");
+    expect(fine?.status.code).not.toBe(2);
+    expect(fine?.attributes["error.type"]).toBeUndefined();
+    expect(broken?.status).toEqual({ code: 2, message: "the tool call's response is an error" });
+    expect(broken?.attributes["error.type"]).toBe("tool_error");
+    expect(JSON.stringify(spans.map((s) => [s.attributes, s.events, s.status]))).not.toContain(
+      "disk full",
+    );
+  });
+
   it("gives each of several concurrent calls its own span, each question under its own call", async () => {
     const { exporter, tracer } = sdk();
     const { coordinator } = coordinatorFor({
