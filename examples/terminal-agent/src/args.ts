@@ -5,19 +5,26 @@ export const USAGE = `usage: npm run demo [-- --non-interactive] [-- --suspend] 
        npm run demo -- --web [--out <dir>]      answer on a web page instead of the terminal
        npm run demo -- --pending <conversation dir>
        npm run demo -- --answer <conversation dir> <prompt id> '<reply JSON>'
-       npm run demo -- --resume <conversation dir> [--suspend] [--non-interactive]`;
+       npm run demo -- --resume <conversation dir> [--suspend] [--non-interactive]
+       npm run demo -- --postgres <url> [any of the above, naming conversations by name]`;
+
+/** Where the conversation is kept: PostgreSQL at `postgres`, else files (see store.ts). */
+interface StoreChoice {
+  /** With `--postgres <url>`, conversations are named by name instead of directory. */
+  readonly postgres?: string;
+}
 
 /** What the command line asks the demo to do. */
 export type DemoCommand =
   | { readonly kind: "help" }
-  | { readonly kind: "pending"; readonly dir: string }
-  | {
+  | ({ readonly kind: "pending"; readonly dir: string } & StoreChoice)
+  | ({
       readonly kind: "answer";
       readonly dir: string;
       readonly promptId: string;
       readonly reply: string;
-    }
-  | {
+    } & StoreChoice)
+  | ({
       readonly kind: "run";
       readonly out: string | undefined;
       readonly resume: string | undefined;
@@ -25,7 +32,7 @@ export type DemoCommand =
       readonly nonInteractive: boolean;
       /** Ask on a web page instead of the terminal. */
       readonly web?: true;
-    };
+    } & StoreChoice);
 
 /**
  * The demo's command line, or what is wrong with it: an unknown option, an option without its
@@ -46,17 +53,24 @@ export function parseDemoArgs(
   const { values, positionals } = parsed;
   const fail = (message: string) => ({ ok: false as const, message });
   if (values.help === true) return { ok: true, command: { kind: "help" } };
+  if (values.postgres !== undefined && values.out !== undefined) {
+    return fail("--out is a directory; with --postgres the conversation is kept in the database");
+  }
+  const store = values.postgres === undefined ? {} : { postgres: values.postgres };
   if (values.answer !== undefined) {
     const [promptId, reply, ...extra] = positionals;
     if (promptId === undefined || reply === undefined) {
       return fail("--answer needs the conversation dir, the prompt id and the reply JSON");
     }
     if (extra.length > 0) return fail(`unexpected argument ${JSON.stringify(extra[0])}`);
-    return { ok: true, command: { kind: "answer", dir: values.answer, promptId, reply } };
+    return {
+      ok: true,
+      command: { kind: "answer", dir: values.answer, promptId, reply, ...store },
+    };
   }
   if (positionals.length > 0) return fail(`unexpected argument ${JSON.stringify(positionals[0])}`);
   if (values.pending !== undefined)
-    return { ok: true, command: { kind: "pending", dir: values.pending } };
+    return { ok: true, command: { kind: "pending", dir: values.pending, ...store } };
   if (values.resume !== undefined && values.out !== undefined) {
     return fail("--out is for a new conversation; --resume goes on in the one given");
   }
@@ -72,6 +86,7 @@ export function parseDemoArgs(
       suspend: values.suspend === true,
       nonInteractive: values["non-interactive"] === true,
       ...(values.web === true ? { web: true as const } : {}),
+      ...store,
     },
   };
 }
@@ -90,6 +105,7 @@ function parse(argv: readonly string[]) {
       answer: { type: "string" },
       resume: { type: "string" },
       web: { type: "boolean" },
+      postgres: { type: "string" },
     },
   });
 }

@@ -11,16 +11,15 @@
 //   npm run demo -- --answer <dir> <prompt id> <reply JSON>   answer one, from any process
 //   npm run demo -- --resume <dir>       go on in this terminal (add --suspend to stop again)
 //   npm run demo -- --web                answer on a web page (prints the link to open)
-import { join, resolve } from "node:path";
+//   npm run demo -- --postgres <url> …   keep the conversation in PostgreSQL (names, not dirs)
+import { join } from "node:path";
 import { askUser, builtinToolConfigs } from "@jp/builtins";
-import { createEvent, FileConversationStore, type StoredConversation } from "@jp/conversation";
+import { createEvent, type StoredConversation } from "@jp/conversation";
 import {
-  answerPendingPromptInStore,
   builtinExecutorSource,
   combineExecutorSources,
   createLocalCommandExecutorSource,
   layerToolsConfigs,
-  listPendingPrompts,
   type PendingPrompt,
   type RunResult,
   type StoredReply,
@@ -31,6 +30,7 @@ import {
 import { createTerminalPromptBackend, neutralize } from "@jp/prompt-terminal";
 import { parseDemoArgs, USAGE } from "./args.js";
 import { ScriptedAssistant } from "./scripted-assistant.js";
+import { openDemoStore } from "./store.js";
 import { transcript } from "./transcript.js";
 import { startWebBackend } from "./web.js";
 
@@ -63,19 +63,23 @@ const userTools: ToolsConfig = {
 };
 const tools = layerToolsConfigs(builtinToolConfigs(), userTools);
 
-/** A conversation directory given on the command line: its store and name. */
-async function open(dir: string | undefined): Promise<[FileConversationStore, StoredConversation]> {
-  if (dir === undefined) return fail(USAGE);
-  const path = resolve(dir);
-  const store = new FileConversationStore(join(path, ".."));
-  const loaded = await store.load(path.slice(store.root.length + 1));
-  if (loaded.isErr()) return fail(`Could not load ${path}: ${loaded.error.message}`);
-  return [store, loaded.value];
+// Files under .jp/conversations, or PostgreSQL with --postgres <url> (see store.ts).
+const opened = await openDemoStore({
+  postgres: command.postgres,
+  out: command.kind === "run" ? command.out : undefined,
+});
+const store = opened.ok ? opened.value : fail(`Could not open the store: ${opened.error.message}`);
+
+/** The conversation a directory (or, in PostgreSQL, a name) on the command line names. */
+async function open(arg: string | undefined): Promise<StoredConversation> {
+  if (arg === undefined) return fail(USAGE);
+  const loaded = await store.open(arg);
+  return loaded.ok ? loaded.value : fail(`Could not load ${arg}: ${loaded.error.message}`);
 }
 
-async function save(store: FileConversationStore, conversation: StoredConversation) {
+async function save(conversation: StoredConversation) {
   const saved = await store.save(conversation);
-  if (saved.isErr()) fail(`Could not save the conversation: ${saved.error.message}`);
+  if (!saved.ok) fail(`Could not save the conversation: ${saved.error.message}`);
 }
 
 /** How to continue, for each pending prompt. */
@@ -91,19 +95,23 @@ function printPending(pending: readonly PendingPrompt[], dir: string) {
           : `deliver ${request.tool_name}'s result?`;
     say(`  ${prompt.prompt_id}${prompt.answered ? " (answered)" : ""}: ${what}`);
   }
-  say(`\nAnswer from any process:  npm run demo -- --answer ${dir} <prompt id> '<reply JSON>'`);
+  const with_ = store.option;
+  say(
+    `\nAnswer from any process:  npm run demo -- ${with_}--answer ${dir} <prompt id> '<reply JSON>'`,
+  );
   say(`  e.g. '{"type":"answer","value":"minor"}', '{"type":"run"}', '{"type":"back"}'`);
-  say(`Then go on:               npm run demo -- --resume ${dir}`);
+  say(`Then go on:               npm run demo -- ${with_}--resume ${dir}`);
 }
 
 if (command.kind === "pending") {
-  const [, conversation] = await open(command.dir);
-  console.log(JSON.stringify(listPendingPrompts(conversation.stream), null, 2));
+  const listed = await store.pending(command.dir);
+  if (!listed.ok) fail(`Could not load ${command.dir}: ${listed.error.message}`);
+  console.log(JSON.stringify(listed.ok ? listed.value : [], null, 2));
   process.exit(0);
 }
 
 if (command.kind === "answer") {
-  const [store, conversation] = await open(command.dir);
+  await open(command.dir);
   const { promptId } = command;
   let reply: StoredReply | undefined;
   try {
@@ -112,28 +120,22 @@ if (command.kind === "answer") {
     reply = undefined;
   }
   if (reply === undefined) fail(`The reply is not JSON. ${USAGE}`);
-  // Load, answer, save; if another process saved first, load again and answer again.
-  const answered = await answerPendingPromptInStore(
-    store,
-    conversation.name,
-    promptId,
-    reply as StoredReply,
-  );
-  if (answered.isErr()) fail(`Not answered (${answered.error.kind}): ${answered.error.message}`);
+  // Files: load, answer, save, again if another process saved first. PostgreSQL: the inbox.
+  const answered = await store.answer(command.dir, promptId, reply as StoredReply);
+  if (!answered.ok) fail(`Not answered (${answered.error.kind}): ${answered.error.message}`);
   say(`Answered ${promptId}; it is recorded when the turn resumes.`);
   process.exit(0);
 }
 
-const { nonInteractive, suspend, resume: resuming, out } = command;
-const [store, conversation] = resuming === undefined ? fresh() : await open(resuming);
-const dir = join(store.root, conversation.name);
+const { nonInteractive, suspend, resume: resuming } = command;
+const conversation = resuming === undefined ? fresh() : await open(resuming);
+const dir = store.where(conversation);
 
-function fresh(): [FileConversationStore, StoredConversation] {
-  const store = new FileConversationStore(out ?? join(process.cwd(), ".jp/conversations"));
-  const conversation = store.create({ title: "Release widgets" });
+function fresh(): StoredConversation {
+  const conversation = store.create("Release widgets");
   // JP keeps the configuration a conversation started with in base_config.json.
   conversation.baseConfig = { conversation: { tools: JSON.parse(JSON.stringify(userTools)) } };
-  return [store, conversation];
+  return conversation;
 }
 
 const { stream } = conversation;
@@ -162,7 +164,7 @@ process.once("SIGINT", () => abort.abort());
 async function stopIfSuspended(result: RunResult) {
   if (result.pending.length === 0) return;
   await terminal?.close();
-  await save(store, conversation);
+  await save(conversation);
   printPending(result.pending, dir);
   process.exit(0);
 }
@@ -197,7 +199,7 @@ for (let cycle = 0; cycle < 5 && !abort.signal.aborted && !ended; cycle++) {
 }
 await terminal?.close();
 
-await save(store, conversation);
+await save(conversation);
 const hidden = new Set(Object.keys(tools).filter((name) => coordinator.config(name).style.hidden));
 console.log(`\n--- Transcript ---\n\n${transcript(stream, hidden)}\n`);
-console.log(`Conversation written to ${dir}`);
+console.log(`Conversation written to ${store.describe(conversation)}`);

@@ -21,6 +21,25 @@ describe("the demo's command line", () => {
     ],
     [["--help"], { kind: "help" }],
     [
+      ["--postgres", "postgres://h/db", "--suspend"],
+      {
+        kind: "run",
+        out: undefined,
+        resume: undefined,
+        suspend: true,
+        nonInteractive: false,
+        postgres: "postgres://h/db",
+      },
+    ],
+    [
+      ["--postgres", "postgres://h/db", "--pending", "17-x"],
+      { kind: "pending", dir: "17-x", postgres: "postgres://h/db" },
+    ],
+    [
+      ["--postgres", "postgres://h/db", "--answer", "17-x", "id", "{}"],
+      { kind: "answer", dir: "17-x", promptId: "id", reply: "{}", postgres: "postgres://h/db" },
+    ],
+    [
       ["--web", "--out", "/tmp/x"],
       {
         kind: "run",
@@ -39,6 +58,11 @@ describe("the demo's command line", () => {
     [["--out"], "--out needs a value"],
     [["--out", "--suspend"], "--out needs a value"],
     [["--resume"], "--resume needs a value"],
+    [["--postgres"], "--postgres needs a value"],
+    [
+      ["--postgres", "postgres://h/db", "--out", "o"],
+      "--out is a directory; with --postgres the conversation is kept in the database",
+    ],
     [["--bogus"], "unknown option --bogus"],
     [["-x"], "unknown option -x"],
     [["stray"], 'unexpected argument "stray"'],
