@@ -1,6 +1,7 @@
 // `npm run db -w @jp/store-postgres`: a throwaway PostgreSQL for trying the store, from Debian's
 // server binaries (apt-get install postgresql), in a temporary directory on a free port of
-// 127.0.0.1. Prints DATABASE_URL; Ctrl-C stops the server and removes the directory.
+// 127.0.0.1. Prints DATABASE_URL and the demo command against it; Ctrl-C stops the server and
+// removes the directory.
 import { rmSync } from "node:fs";
 import { createTemplate, postgresMissing, startServer } from "../test/support/postgres.js";
 
@@ -11,7 +12,10 @@ if (postgresMissing !== undefined) {
 const template = await createTemplate();
 const server = await startServer(template, { logStatements: false });
 console.log(`DATABASE_URL=${server.url}`);
-console.log("PostgreSQL is running; Ctrl-C stops it and removes its data.");
+console.log(
+  "PostgreSQL is running; Ctrl-C stops it and removes its data. Try the demo against it:",
+);
+console.log(`  npm run demo -- --postgres ${server.url} --suspend`);
 const stop = async () => {
   await server.stop();
   rmSync(template, { recursive: true, force: true });

@@ -2,24 +2,31 @@ import { execFile, execFileSync } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
 
 const run = promisify(execFile);
 
-// Debian's server binaries live in /usr/lib/postgresql/<major>/bin, off PATH. PG_BIN overrides.
+// Debian's server binaries live in /usr/lib/postgresql/<major>/bin, off PATH; other systems
+// (Homebrew, Fedora) put initdb on PATH. PG_BIN overrides.
 function findBin(): string | undefined {
   if (process.env.PG_BIN !== undefined) {
     return existsSync(join(process.env.PG_BIN, "initdb")) ? process.env.PG_BIN : undefined;
   }
   const root = "/usr/lib/postgresql";
-  if (!existsSync(root)) return undefined;
-  const majors = readdirSync(root)
-    .filter((v) => existsSync(join(root, v, "bin", "initdb")))
-    .sort((a, b) => Number(a) - Number(b));
+  const majors = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => existsSync(join(root, v, "bin", "initdb")))
+        .sort((a, b) => Number(a) - Number(b))
+    : [];
   const last = majors.at(-1);
-  return last === undefined ? undefined : join(root, last, "bin");
+  if (last !== undefined) return join(root, last, "bin");
+  return (process.env.PATH ?? "")
+    .split(delimiter)
+    .find(
+      (dir) => dir !== "" && existsSync(join(dir, "initdb")) && existsSync(join(dir, "pg_ctl")),
+    );
 }
 
 /** The server binaries' directory, or `undefined`. */
@@ -28,7 +35,7 @@ export const PG_BIN = findBin();
 /** Why the PostgreSQL tests cannot run here, or `undefined` when they can. */
 export const postgresMissing =
   PG_BIN === undefined
-    ? "no PostgreSQL server binaries in /usr/lib/postgresql/*/bin or $PG_BIN (install Debian's package: apt-get install -y postgresql)"
+    ? "no PostgreSQL server binaries (initdb, pg_ctl) in /usr/lib/postgresql/*/bin, $PG_BIN or on PATH (on Debian: apt-get install -y postgresql)"
     : undefined;
 
 const isRoot = process.getuid?.() === 0;
