@@ -1,4 +1,5 @@
 import { defineConfig } from "tsup";
+import { bundled } from "../../scripts/tsup-bundled.js";
 
 export default defineConfig({
   entry: ["src/index.ts"],
@@ -7,4 +8,5 @@ export default defineConfig({
   dts: true,
   sourcemap: true,
   clean: true,
+  ...bundled(import.meta.dirname, ["neverthrow"]),
 });

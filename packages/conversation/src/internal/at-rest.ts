@@ -1,4 +1,3 @@
-import { isUtf8 } from "node:buffer";
 import { isPlainObject, setOwn } from "../json.js";
 
 // JP stores some strings base64-encoded at rest: every string leaf of an event's `metadata`,
@@ -67,6 +66,10 @@ export class AtRestReader {
     return value;
   }
 }
+
+// From the module object, not an import: importing `node:buffer` as a module loads parts of Node.js
+// (its `File`) that nothing here needs, at every program's start.
+const { isUtf8 } = process.getBuiltinModule("node:buffer");
 
 // Strings of up to this many characters are decoded by decodeShort.
 const SHORT = 256;

@@ -1,5 +1,7 @@
-import { constants, type Stats } from "node:fs";
-import { lstat, mkdir, open } from "node:fs/promises";
+import type { Stats } from "node:fs";
+// `constants` from `node:fs/promises`: importing `node:fs` as a module also loads its streams,
+// milliseconds of every program's start.
+import { constants, lstat, mkdir, open } from "node:fs/promises";
 import { err, ok, type Result } from "neverthrow";
 import type { StoreError } from "../errors.js";
 

@@ -1,6 +1,4 @@
-import { constants } from "node:fs";
-import { link, lstat, open, rename, rm } from "node:fs/promises";
-import { hostname } from "node:os";
+import { constants, link, lstat, open, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { err, ok, type Result } from "neverthrow";
 import type { StoreError } from "../errors.js";
@@ -187,4 +185,9 @@ function parse(text: string): Pick<Holder, "pid" | "host" | "token"> {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+// `node:os` on first use: importing it as a module weighs on every program's start.
+function hostname(): string {
+  return process.getBuiltinModule("node:os").hostname();
 }

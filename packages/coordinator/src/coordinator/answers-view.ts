@@ -1,4 +1,3 @@
-import { inspect } from "node:util";
 import type { JsonValue } from "@jp/conversation";
 import type { Answers } from "../backends/executor.js";
 
@@ -25,6 +24,10 @@ export class AnswerLog {
     return at !== undefined && at < length ? at : undefined;
   }
 }
+
+// `util.inspect.custom`, without importing `node:util` (which loads parts of Node.js nothing here
+// needs, at every program's start).
+const INSPECT = Symbol.for("nodejs.util.inspect.custom");
 
 // Reading this key from a view gives its handler, so that a tool can ask what was answered
 // between two of its passes. Private to this module, and never listed among the view's keys.
@@ -90,7 +93,7 @@ class ViewHandler implements ProxyHandler<Record<string, JsonValue>> {
     const at = this.#at(key);
     if (at !== undefined) return this.#log.values[at];
     // Object.prototype's members, never the view's own machinery.
-    return key === inspect.custom ? undefined : Reflect.get(Object.prototype, key, receiver);
+    return key === INSPECT ? undefined : Reflect.get(Object.prototype, key, receiver);
   }
 
   has(target: Record<string, JsonValue>, key: string | symbol): boolean {
@@ -166,8 +169,9 @@ class ViewHandler implements ProxyHandler<Record<string, JsonValue>> {
 
 // Node.js prints a proxy by inspecting its target: the target's prototype renders the answers.
 const VIEW_PROTOTYPE = Object.create(Object.prototype, {
-  [inspect.custom]: {
+  [INSPECT]: {
     value(this: object, depth: number, options: object) {
+      const { inspect } = process.getBuiltinModule("node:util");
       return inspect({ ...this }, { ...options, depth });
     },
   },

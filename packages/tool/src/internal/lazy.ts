@@ -1,4 +1,3 @@
-import { createRequire } from "node:module";
 import type { z } from "zod";
 
 // zod and Ajv take longer to load than the rest of the package together, and most programs never
@@ -6,7 +5,12 @@ import type { z } from "zod";
 // first time a schema is used: synchronously, through `require` (both ship CommonJS), because
 // decoding is synchronous.
 
-const load = createRequire(import.meta.url);
+// `node:module` itself only on first use too: importing it as a module costs start-up time.
+let required: ((specifier: string) => unknown) | undefined;
+function load(specifier: string): unknown {
+  required ??= process.getBuiltinModule("node:module").createRequire(import.meta.url);
+  return required(specifier);
+}
 
 /** The zod namespace. */
 export type Zod = typeof z;
