@@ -151,26 +151,34 @@ export class ConversationStream {
     // `settle` either refuses an event without touching the balance or counts it.
     if (events.length === 1) {
       const event = events[0] as ConversationEvent;
-      const problem = refuseTurnStart(event) ?? settle(current, event, true);
+      const problem = refuseTurnStart(event) ?? this.#settle(current, event, events, 0);
       if (problem !== undefined) return err(problem);
       this.#events.push(event);
       return ok(undefined);
     }
-    // Changes go to an overlay over the turn's balance, so a refused batch changes nothing.
+    // Changes go to an overlay over the turn's balance, so a refused batch changes nothing. A
+    // request closed in the overlay is noted as 0 there, and removed from the balance after.
     const overlay: Balance = newBalance();
-    const view = (family: Family): BalanceView => ({
-      get: (id) => overlay[family].get(id) ?? current[family].get(id),
-      has: (id) => overlay[family].has(id) || current[family].has(id),
+    const view = (family: Family): OpenRequests => ({
+      get: (id) => (overlay[family].has(id) ? overlay[family].get(id) : current[family].get(id)),
       set: (id, value) => overlay[family].set(id, value),
+      delete: (id) => {
+        overlay[family].set(id, 0);
+        return true;
+      },
     });
     const balance = { tool_call: view("tool_call"), inquiry: view("inquiry") };
-    for (const event of events) {
-      const problem = refuseTurnStart(event) ?? settle(balance, event, true);
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i] as ConversationEvent;
+      const problem = refuseTurnStart(event) ?? this.#settle(balance, event, events, i);
       if (problem !== undefined) return err(problem);
     }
     this.#events.push(...events);
     for (const family of FAMILIES) {
-      for (const [id, value] of overlay[family]) current[family].set(id, value);
+      for (const [id, value] of overlay[family]) {
+        if (value === 0) current[family].delete(id);
+        else current[family].set(id, value);
+      }
     }
     return ok(undefined);
   }
@@ -198,6 +206,31 @@ export class ConversationStream {
     return ok(undefined);
   }
 
+  // Counts `batch[index]` into the balance, or says why it cannot be appended: a response that
+  // closes nothing is a duplicate if its request is in the turn (or earlier in the batch), else an
+  // orphan. Only then is the turn read: the balance holds open requests only.
+  #settle(
+    balance: Readonly<Record<Family, OpenRequests>>,
+    event: ConversationEvent,
+    batch: readonly ConversationEvent[],
+    index: number,
+  ): StreamError | undefined {
+    if (settle(balance, event)) return undefined;
+    const [family] = PAIRS[event.type] as readonly [Family, "request" | "response"];
+    const id = String((event as { id?: unknown }).id);
+    const requested = (e: StreamEvent) => {
+      const pair = Object.hasOwn(PAIRS, e.type) ? PAIRS[e.type] : undefined;
+      return (
+        pair?.[0] === family && pair[1] === "request" && String((e as { id?: unknown }).id) === id
+      );
+    };
+    const turn = lastTurnWindow(this.#events);
+    const seen =
+      batch.slice(0, index).some(requested) ||
+      (turn !== undefined && this.#events.slice(turn.start).some(requested));
+    return responseError(family, id, seen);
+  }
+
   // The current turn's request/response balance, kept between appends so that appending to a
   // long conversation costs the same as appending to a short one. Rebuilt after anything that
   // rewrites the events (sanitize) or starts a turn.
@@ -208,9 +241,8 @@ export class ConversationStream {
     const current = lastTurnWindow(this.#events);
     if (current === undefined) return undefined;
     const balance = newBalance();
-    for (let i = current.start; i < current.end; i++) {
-      settle(balance, this.#events[i] as StreamEvent, false);
-    }
+    for (let i = current.start; i < current.end; i++)
+      settle(balance, this.#events[i] as StreamEvent);
     this.#balance = balance;
     return balance;
   }
@@ -275,7 +307,8 @@ function refuseTurnStart(event: ConversationEvent): StreamError | undefined {
 
 /** Open requests per id in the current turn, one table per family. */
 type Balance = Readonly<Record<Family, Map<string, number>>>;
-type BalanceView = Pick<Map<string, number>, "get" | "has" | "set">;
+/** What `settle` needs of a family's open requests: a map, or an overlay over one. */
+type OpenRequests = Pick<Map<string, number>, "get" | "set" | "delete">;
 
 const FAMILIES: readonly Family[] = ["tool_call", "inquiry"];
 
@@ -291,22 +324,20 @@ const PAIRS: Readonly<Record<string, readonly [Family, "request" | "response"]>>
   inquiry_response: ["inquiry", "response"],
 };
 
-// Counts one event into the balance; with `validate`, a response that closes nothing is an error.
-function settle(
-  balance: Readonly<Record<Family, BalanceView>>,
-  event: StreamEvent,
-  validate: boolean,
-): StreamError | undefined {
+// Counts one event into the balance; false for a response that closes no open request. A closed
+// request leaves the table, so a turn of 10,000 questions keeps a table of the few still open.
+function settle(balance: Readonly<Record<Family, OpenRequests>>, event: StreamEvent): boolean {
   const pair = Object.hasOwn(PAIRS, event.type) ? PAIRS[event.type] : undefined;
-  if (pair === undefined) return undefined;
+  if (pair === undefined) return true;
   const [family, role] = pair;
   const table = balance[family];
   const id = String((event as { id?: unknown }).id);
   const open = table.get(id) ?? 0;
   if (role === "request") table.set(id, open + 1);
-  else if (open > 0) table.set(id, open - 1);
-  else if (validate) return responseError(family, id, table.has(id));
-  return undefined;
+  else if (open > 1) table.set(id, open - 1);
+  else if (open === 1) table.delete(id);
+  else return false;
+  return true;
 }
 
 function responseError(family: Family, id: string, seen: boolean): StreamError {

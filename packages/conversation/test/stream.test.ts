@@ -325,6 +325,16 @@ describe("append", () => {
       },
     },
     {
+      name: "a request and two responses in one call",
+      before: [turnStart(), chat(), call("t1")],
+      append: [ask("t1.q.1"), answer("t1.q.1"), answer("t1.q.1")],
+      error: {
+        kind: "duplicate-inquiry-response",
+        id: "t1.q.1",
+        message: 'inquiry response "t1.q.1" has more responses than requests in this turn',
+      },
+    },
+    {
       name: "a second inquiry response for one request",
       before: [turnStart(), chat(), call("t1"), ask("t1.q.1"), answer("t1.q.1")],
       append: [answer("t1.q.1")],
@@ -448,6 +458,9 @@ describe("append", () => {
     before.forEach((event, i) => {
       expect(stream.events[i]).toBe(event);
     });
+    // Nor is anything counted: the call the batch closed is still open, the one it opened is not.
+    expect(stream.tryAppend(result("t1")).isOk()).toBe(true);
+    expect(stream.tryAppend(result("t2")).isErr()).toBe(true);
   });
 
   it.each<{ name: string; before: StreamEvent[] }>([
