@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -16,7 +17,7 @@ import {
   TurnState,
 } from "@jp/coordinator";
 import { atMost, num, type Row } from "./report.js";
-import { medianAsyncMs, medianPairMs, ms } from "./stats.js";
+import { medianAsyncMs, medianMs, medianPairAsyncMs, ms } from "./stats.js";
 
 const SUITE = "durable questions";
 
@@ -88,21 +89,18 @@ export async function durableBench(): Promise<Row[]> {
     (await store.save(large))._unsafeUnwrap();
     const file = join(root, large.name, "events.json");
     let pending = 0;
-    const [list, parse] = medianPairMs(
-      () => {
-        pending = listPendingPrompts(large.stream).length;
-      },
-      () => JSON.parse(readFileSync(file, "utf8")),
-      11,
-      2,
-    );
-    const loadMs = await medianAsyncMs(
+    const list = medianMs(() => {
+      pending = listPendingPrompts(large.stream).length;
+    });
+    // Timed alternately, so that the machine's load and the collector weigh on both alike.
+    const [loadMs, parse] = await medianPairAsyncMs(
       async () => {
         const loaded = (await store.load(large.name))._unsafeUnwrap();
         pending = listPendingPrompts(loaded.stream).length;
       },
-      7,
-      1,
+      async () => JSON.parse(await readFile(file, "utf8")),
+      11,
+      2,
     );
     rows.push({
       id: "durable.list-pending",

@@ -22,6 +22,18 @@ export function medianPairMs(
   return [median(times[0]), median(times[1])];
 }
 
+/** The median duration of a function over `runs` runs after `warmup` runs. */
+export function medianMs(fn: () => unknown, runs = 11, warmup = 2): number {
+  for (let i = 0; i < warmup; i++) fn();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    fn();
+    times.push(performance.now() - start);
+  }
+  return median(times);
+}
+
 /** The median duration of an async function over `runs` runs after `warmup` runs. */
 export async function medianAsyncMs(
   fn: () => Promise<void>,
