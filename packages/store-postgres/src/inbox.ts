@@ -259,9 +259,10 @@ export class PostgresInbox {
   ): Promise<Result<InboxPrompt, InboxError>> {
     const bad = checkTarget(target.conversation, target.promptId ?? "-");
     if (bad !== undefined) return err(bad);
+    const listener = this.listener();
     return waitFor({
-      listener: this.listener(),
-      selection: { conversations: [target.conversation] },
+      listener,
+      subscribe: () => listener.subscribe({ conversations: [target.conversation] }),
       conversation: target.conversation,
       matches: (notice) =>
         notice.event === "answered" &&

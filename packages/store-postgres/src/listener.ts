@@ -1,5 +1,7 @@
+import { randomBytes } from "node:crypto";
 import { EventEmitter } from "eventemitter3";
 import type pg from "pg";
+import { parseNotices } from "./internal/notify.js";
 import type { Names } from "./internal/sql.js";
 
 /** One inbox notification: a prompt was added (`pending`) or answered (`answered`). */
@@ -58,6 +60,20 @@ export interface NoticeSubscription {
   close(): void;
 }
 
+// The package's access to a listener's own channel (assigned in the class's static block).
+let wakeOf: (listener: InboxListener) => string;
+let subscribeWake: (listener: InboxListener) => NoticeSubscription;
+
+/** The channel that wakes this listener's hosts: answers to their live prompts. */
+export function wakeChannel(listener: InboxListener): string {
+  return wakeOf(listener);
+}
+
+/** Hears the listener's own channel until `close()` of the subscription. */
+export function listenForWake(listener: InboxListener): NoticeSubscription {
+  return subscribeWake(listener);
+}
+
 /**
  * `LISTEN` on the inbox's channels over one connection taken from the host's pool, held until
  * {@link InboxListener.close}. New prompts go to one channel and answers to one of 32 by
@@ -77,6 +93,7 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
   readonly #heartbeatMs: number;
   readonly #maxDelayMs: number;
   readonly #lingerMs: number;
+  readonly #wake: string;
   #client: pg.PoolClient | undefined;
   #closed = false;
   #connecting: Promise<void> | undefined;
@@ -100,6 +117,8 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
     this.#heartbeatMs = options.heartbeatMs ?? 10_000;
     this.#maxDelayMs = options.maxReconnectDelayMs ?? 2_000;
     this.#lingerMs = options.lingerMs ?? 5_000;
+    // This listener's own channel: answers to the live prompts of its hosts (see createInboxPrompts).
+    this.#wake = `${names.schema}_w${randomBytes(5).toString("hex")}`;
   }
 
   /** Whether its connection is up now. */
@@ -122,7 +141,15 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
     if (selection.pending === true) channels.add(this.#names.channel);
     if (selection.allAnswers === true) for (const c of this.#names.allAnswered) channels.add(c);
     for (const c of selection.conversations ?? []) channels.add(this.#names.answered(c));
-    const list = [...channels];
+    return this.#subscribe([...channels]);
+  }
+
+  static {
+    wakeOf = (listener) => listener.#wake;
+    subscribeWake = (listener) => listener.#subscribe([listener.#wake]);
+  }
+
+  #subscribe(list: readonly string[]): NoticeSubscription {
     const wasListening = list.every((c) => this.#active.has(c));
     const fresh = list.filter((c) => (this.#wanted.get(c) ?? 0) === 0);
     for (const c of list) {
@@ -234,11 +261,11 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
       taken.on("error", (cause) => this.#lost(taken, cause));
       taken.on("end", () => this.#lost(taken, new Error("the listening connection ended")));
       taken.on("notification", (message) => {
-        const notice = parseNotice(message.payload);
-        if (notice === undefined) return;
-        this.emit("notice", notice);
-        const watchers = watching.get(this)?.get(notice.conversation);
-        if (watchers !== undefined) for (const watcher of [...watchers]) watcher(notice);
+        for (const notice of parseNotices(message.payload)) {
+          this.emit("notice", notice);
+          const watchers = watching.get(this)?.get(notice.conversation);
+          if (watchers !== undefined) for (const watcher of [...watchers]) watcher(notice);
+        }
       });
       if (this.#closed) {
         taken.release();
@@ -331,25 +358,4 @@ export function watchConversation(
       byConversation.delete(conversation);
     }
   };
-}
-
-function parseNotice(payload: string | undefined): InboxNotice | undefined {
-  try {
-    const value = JSON.parse(payload ?? "") as Record<string, unknown>;
-    if (
-      (value.e !== "pending" && value.e !== "answered") ||
-      typeof value.id !== "string" ||
-      typeof value.c !== "string"
-    ) {
-      return undefined;
-    }
-    return {
-      event: value.e,
-      id: value.id,
-      conversation: value.c,
-      ...(typeof value.p === "string" ? { promptId: value.p } : {}),
-    };
-  } catch {
-    return undefined;
-  }
 }

@@ -64,6 +64,13 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX ON ${n.prompts} (conversation, suspended_at, id);
     `,
   },
+  {
+    version: 2,
+    name: "the channel that wakes the host of a live prompt",
+    // Answers to a live prompt are announced on its host's own channel too, so they wake that
+    // one process and no other.
+    sql: (n) => `ALTER TABLE ${n.prompts} ADD COLUMN wake text;`,
+  },
 ];
 
 /** The schema version this package writes and reads. */

@@ -13,7 +13,7 @@ import { inboxInternals, type PostgresInbox } from "./inbox.js";
 import { isSecret, promptIdOf } from "./internal/markers.js";
 import { isConnectionError } from "./internal/sql.js";
 import { waitFor } from "./internal/wait.js";
-import { type InboxNotice, watchConversation } from "./listener.js";
+import { type InboxNotice, listenForWake, wakeChannel, watchConversation } from "./listener.js";
 
 /** Options of {@link createInboxPrompts}. */
 export interface InboxPromptsOptions {
@@ -76,10 +76,11 @@ export function createInboxPrompts(options: InboxPromptsOptions): PromptBackend 
       if (options.waitMs === 0) return { type: "later" };
       const listener = inbox.listener();
       const promptId = promptIdOf(request);
-      // Listening on the conversation's answers before the prompt is announced: then nothing can
-      // come unnoticed, and no look is needed until a notification. An answer may still come
-      // before this prompt's row id is known here: noticed now, it makes the first look happen.
-      const subscription = listener.subscribe({ conversations: [conversation] });
+      // Listening on the listener's own channel, where answers to this host's prompts are
+      // announced, before the prompt is: then nothing can come unnoticed, and no look is needed
+      // until a notification. An answer may still come before this prompt's row id is known
+      // here: noticed now, it makes the first look happen.
+      const subscription = listenForWake(listener);
       let early = false;
       const watch = (notice: InboxNotice) => {
         if (notice.event === "answered" && notice.conversation === conversation) {
@@ -91,7 +92,10 @@ export function createInboxPrompts(options: InboxPromptsOptions): PromptBackend 
       let listening: boolean;
       try {
         listening = subscription.wasListening || (await readyWithin(subscription.ready, 1_000));
-        id = await retrying(() => live.open({ conversation, request, host, leaseMs }), retryMs);
+        id = await retrying(
+          () => live.open({ conversation, request, host, leaseMs, wake: wakeChannel(listener) }),
+          retryMs,
+        );
       } catch (cause) {
         subscription.close();
         throw cause;
@@ -107,7 +111,7 @@ export function createInboxPrompts(options: InboxPromptsOptions): PromptBackend 
       try {
         waited = await waitFor<StoredReply | undefined>({
           listener,
-          selection: { conversations: [conversation] },
+          subscribe: () => listenForWake(listener),
           conversation,
           matches: (notice) => notice.event === "answered" && notice.id === id,
           check: async () => {

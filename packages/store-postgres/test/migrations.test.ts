@@ -7,7 +7,7 @@ describeWithPostgres("migrate", (ctx) => {
   it("applies every version once; a second call does nothing", async () => {
     const pool = ctx().pool;
     expect((await migrate(pool, { schema: "once" }))._unsafeUnwrap()).toEqual({
-      applied: [1],
+      applied: [1, 2],
       version: SCHEMA_VERSION,
     });
     expect((await migrate(pool, { schema: "once" }))._unsafeUnwrap()).toEqual({
@@ -20,7 +20,7 @@ describeWithPostgres("migrate", (ctx) => {
     const pools = Array.from({ length: 5 }, () => ctx().server.pool({ max: 1 }));
     const results = await Promise.all(pools.map((p) => migrate(p, { schema: "racing" })));
     const applied = results.map((r) => r._unsafeUnwrap().applied);
-    expect(applied.filter((a) => a.length > 0)).toEqual([[1]]);
+    expect(applied.filter((a) => a.length > 0)).toEqual([[1, 2]]);
   });
 
   it("schemas are independent: a store in one does not see another's conversations", async () => {
@@ -32,6 +32,21 @@ describeWithPostgres("migrate", (ctx) => {
     (await a.save(conversation))._unsafeUnwrap();
     expect((await b.list())._unsafeUnwrap()).toEqual([]);
     expect((await b.load(conversation.name))._unsafeUnwrapErr().kind).toBe("not-found");
+  });
+
+  it("a database at an older version gets only the steps after it, and keeps its rows", async () => {
+    (await migrate(ctx().pool, { schema: "older" }))._unsafeUnwrap();
+    const store = new PostgresConversationStore(ctx().pool, { schema: "older" });
+    const conversation = newConversation(store, "older");
+    (await store.save(conversation))._unsafeUnwrap();
+    // As a database of version 1 was: no wake column, version 2 not recorded.
+    await ctx().pool.query(`ALTER TABLE "older".prompts DROP COLUMN wake`);
+    await ctx().pool.query(`DELETE FROM "older".schema_migrations WHERE version = 2`);
+    expect((await migrate(ctx().pool, { schema: "older" }))._unsafeUnwrap()).toEqual({
+      applied: [2],
+      version: SCHEMA_VERSION,
+    });
+    expect((await store.list())._unsafeUnwrap()).toEqual([conversation.name]);
   });
 
   it("a database migrated by a newer version is left alone", async () => {

@@ -145,4 +145,46 @@ describeWithPostgres("many at once in one process", (ctx) => {
     expect([...outcomes].every((o) => o === "saved" || o === "conflict")).toBe(true);
     await inbox.close();
   });
+
+  it("prompts with ids of thousands of characters asked at once are all announced and answered", async () => {
+    const store = new PostgresConversationStore(ctx().pool);
+    const inbox = new PostgresInbox(ctx().pool);
+    const elsewhere = new PostgresInbox(ctx().server.pool({ max: 4 }));
+    const heard = new Map<string, string | undefined>();
+    elsewhere.listener().on("notice", (n) => {
+      if (n.event === "pending") heard.set(n.conversation, n.promptId);
+    });
+    await elsewhere.listener().subscribe({ pending: true }).ready;
+    // Twelve prompts of 2,500 to 4,000 characters: more than one notification's 8,000 bytes.
+    const conversations = Array.from({ length: 12 }, () => newConversation(store, "long-ids"));
+    const callIds = conversations.map((_, i) => `call_${"x".repeat(2_500 + i * 125)}`);
+    const runs = conversations.map((conversation, i) => {
+      conversation.stream.startTurn("Go?");
+      return coordinatorFor(
+        conversation,
+        createInboxPrompts({ inbox, conversation: conversation.name }),
+      ).run([{ id: callIds[i] as string, name: "asker", arguments: {} }], {
+        turn: new TurnState(),
+      });
+    });
+    await expect.poll(() => heard.size, { timeout: 10_000 }).toBe(conversations.length);
+    for (const [i, conversation] of conversations.entries()) {
+      const promptId = `${callIds[i]}.go.1`;
+      // Named in the notification while it fits; else the inbox names it.
+      const named = heard.get(conversation.name);
+      expect(named === undefined || named === promptId).toBe(true);
+      (
+        await elsewhere.answer({
+          conversation: conversation.name,
+          promptId,
+          reply: { type: "answer", value: true },
+        })
+      )._unsafeUnwrap();
+    }
+    expect([...heard.values()].filter((p) => p !== undefined).length).toBeGreaterThan(0);
+    for (const result of await Promise.all(runs)) {
+      expect(result.responses.map((r) => r.content)).toEqual(["go: true"]);
+    }
+    await Promise.all([inbox.close(), elsewhere.close()]);
+  });
 });

@@ -18,6 +18,7 @@ import type pg from "pg";
 import type { InboxError } from "../errors.js";
 import { Batcher, prepared } from "./batch.js";
 import { notice } from "./inbox-sync.js";
+import { SEND_NOTES } from "./notify.js";
 import { type Names, Rollback } from "./sql.js";
 
 /** What an answer wrote: the row answered, as the inbox lists it. */
@@ -31,6 +32,7 @@ export interface Answered {
 
 interface PromptRow {
   id: string;
+  wake: string | null;
   state: "suspended" | "live";
   event_seq: number | null;
   secret: boolean;
@@ -62,7 +64,7 @@ export async function answerInTransaction(
   ]);
   const { rows } = await client.query<PromptRow>(
     `SELECT p.id, p.state, p.event_seq, p.secret, p.prompt, p.reply IS NOT NULL AS answered,
-            (p.state = 'suspended' OR p.live_until > now()) AS live, e.event
+            (p.state = 'suspended' OR p.live_until > now()) AS live, e.event, p.wake
        FROM ${n.prompts} p
        LEFT JOIN ${n.events} e ON e.conversation = p.conversation AND e.seq = p.event_seq
       WHERE p.conversation = $1 AND p.prompt_id = $2
@@ -91,10 +93,18 @@ export async function answerInTransaction(
   if (row.state === "live") {
     const checked = checkLiveReply(row.prompt.request, promptId, target.reply, target.now);
     if (checked.isErr()) return fail(checked.error);
+    // On the conversation's channel, and on the host's own (see Answers).
     await client.query(
       `WITH p AS (UPDATE ${n.prompts} SET reply = $2, answered_at = $3 WHERE id = $1)
-       SELECT pg_notify($4, $5)`,
-      [row.id, JSON.stringify(checked.value), answeredAt, n.answered(conversation), notify],
+       SELECT pg_notify($4, $5), pg_notify(coalesce($6, $4), $5)`,
+      [
+        row.id,
+        JSON.stringify(checked.value),
+        answeredAt,
+        n.answered(conversation),
+        notify,
+        row.wake,
+      ],
     );
   } else {
     const checked = answerMarker(row.event, row.event_seq as number, target);
@@ -140,6 +150,7 @@ function answerMarker(
 /** The prompt an answer names, as one read finds it (every column `null` when there is none). */
 interface TargetRow {
   id: string | null;
+  wake: string | null;
   state: "suspended" | "live" | null;
   event_seq: number | null;
   secret: boolean | null;
@@ -173,7 +184,7 @@ export class Answers {
     this.#pool = pool;
     this.#n = n;
     const read = prepared(
-      `SELECT t.ord, p.id, p.state, p.event_seq, p.secret, p.prompt,
+      `SELECT t.ord, p.id, p.state, p.event_seq, p.secret, p.prompt, p.wake,
               p.reply IS NOT NULL AS answered,
               (p.state = 'suspended' OR p.live_until > now()) AS open,
               e.event, c.revision, c.name IS NOT NULL AS known
@@ -190,17 +201,24 @@ export class Answers {
       );
       return rows;
     });
+    // The answer is announced on the conversation's channel (waits on the conversation, inbox
+    // views) and on the channel of the host's listener, which wakes that host alone.
     const live = prepared(
       `WITH u AS (
-         SELECT * FROM json_to_recordset($1::json)
-             AS u(id bigint, reply json, answered_at timestamptz, channel text, payload text)
+         SELECT * FROM json_to_recordset($1::json) AS u(id bigint, reply json,
+                answered_at timestamptz, conversation text, prompt_id text, channel text)
        ), p AS (
          UPDATE ${n.prompts} p SET reply = u.reply, answered_at = u.answered_at FROM u
           WHERE p.id = u.id AND p.state = 'live' AND p.reply IS NULL AND p.live_until > now()
-         RETURNING p.id
+         RETURNING p.id, p.wake
+       ), w AS (
+         SELECT u.*, p.wake FROM p JOIN u ON u.id = p.id
+       ), notes AS (
+         SELECT channel, 'answered' AS event, id AS ord, id, conversation, prompt_id FROM w
+         UNION ALL
+         SELECT wake, 'answered', id, id, conversation, prompt_id FROM w WHERE wake IS NOT NULL
        )
-       SELECT p.id::text AS id, pg_notify(u.channel, u.payload) AS notified
-         FROM p JOIN u ON u.id = p.id`,
+       SELECT w.id::text AS id, ${SEND_NOTES} AS notified FROM w`,
     );
     this.#live = new Batcher(async (items) => {
       // One write per row in a statement: a second answer to the same prompt waits for the next.
@@ -258,8 +276,9 @@ export class Answers {
         id: row.id,
         reply: checked.value,
         answered_at: answeredAt,
+        conversation,
+        prompt_id: promptId,
         channel,
-        payload,
       });
       if (written === "taken") return err(alreadyAnswered(conversation, promptId));
       if (written === "missed") return undefined;
@@ -290,8 +309,9 @@ interface LiveWrite {
   readonly id: string;
   readonly reply: StoredReply;
   readonly answered_at: string;
+  readonly conversation: string;
+  readonly prompt_id: string;
   readonly channel: string;
-  readonly payload: string;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { ConversationStream } from "@jp/conversation";
 import type pg from "pg";
 import { prepared } from "./batch.js";
 import { type FoundPrompt, isSecret, suspendedPrompts } from "./markers.js";
+import { SEND_NOTES } from "./notify.js";
 import type { Names } from "./sql.js";
 
 /** How a save claims the conversation row: a new conversation, or one at a known revision. */
@@ -27,14 +28,6 @@ export interface ConversationFields {
   readonly revision: string;
   readonly eventCount: number;
 }
-
-// The payload of an inbox notification, built by the server: ids only, never a reply (payloads
-// may be logged), and no prompt id when it would not fit (NOTIFY payloads stop at 8000 bytes; the
-// row id then names the prompt).
-const payload = (event: string, id: string, conversation: string, promptId: string) =>
-  `CASE WHEN octet_length(${promptId}) + octet_length(${conversation}) < 7800
-     THEN json_build_object('e', ${event}, 'id', ${id}::text, 'c', ${conversation}, 'p', ${promptId})::text
-     ELSE json_build_object('e', ${event}, 'id', ${id}::text, 'c', ${conversation})::text END`;
 
 /**
  * A whole save in one statement, so one round trip and one commit: the conversation row moves
@@ -88,25 +81,23 @@ function saveText(n: Names, claim: Claim): string {
              suspended_at timestamptz, deadline timestamptz, reply json, answered_at timestamptz)
        WHERE EXISTS (SELECT 1 FROM claim)
       ON CONFLICT (conversation, prompt_id) DO UPDATE SET
-        state = 'suspended', host = NULL, live_until = NULL, event_seq = excluded.event_seq,
+        state = 'suspended', host = NULL, live_until = NULL, wake = NULL,
+        event_seq = excluded.event_seq,
         kind = excluded.kind, tool_name = excluded.tool_name, tool_call_id = excluded.tool_call_id,
         secret = excluded.secret, prompt = excluded.prompt,
         suspended_at = CASE WHEN p.state = 'live' THEN excluded.suspended_at ELSE p.suspended_at END,
         deadline = excluded.deadline, reply = excluded.reply, answered_at = excluded.answered_at
       RETURNING p.prompt_id, p.id, p.reply IS NOT NULL AS answered
     ), notes AS (
-      SELECT up.id, up.prompt_id, k.event, k.ord
+      SELECT CASE WHEN k.event = 'pending' THEN $8::text ELSE $9::text END AS channel,
+             k.event, up.id AS ord, up.id, $1::text AS conversation, up.prompt_id
         FROM up LEFT JOIN old USING (prompt_id),
-             LATERAL (VALUES ('pending', 0, old.prompt_id IS NULL),
-                             ('answered', 1, up.answered AND NOT coalesce(old.had, false)))
-                AS k(event, ord, wanted)
+             LATERAL (VALUES ('pending', old.prompt_id IS NULL),
+                             ('answered', up.answered AND NOT coalesce(old.had, false)))
+                AS k(event, wanted)
        WHERE k.wanted
     )
-    SELECT (SELECT count(*) FROM claim)::integer AS claimed,
-           (SELECT count(*) FROM (
-              SELECT pg_notify(CASE WHEN event = 'pending' THEN $8 ELSE $9 END,
-                               ${payload("event", "id", "$1::text", "prompt_id")})
-                FROM notes ORDER BY id, ord) s)::integer AS notified`;
+    SELECT (SELECT count(*) FROM claim)::integer AS claimed, ${SEND_NOTES}::integer AS notified`;
 }
 
 /** The save statements of one schema (see {@link saveText}). */

@@ -2,6 +2,7 @@ import type { PendingPrompt, PromptRequest, StoredReply } from "@jp/coordinator"
 import type pg from "pg";
 import { Batcher, prepared } from "./batch.js";
 import { isSecret, promptIdOf } from "./markers.js";
+import { SEND_NOTES } from "./notify.js";
 import type { Names } from "./sql.js";
 
 // The rows of prompts a host waits on in memory ('live'): put in the inbox while the host waits,
@@ -32,6 +33,8 @@ export interface LiveOpen {
   readonly request: PromptRequest;
   readonly host: string;
   readonly leaseMs: number;
+  /** The channel of the host's listener: answers to this prompt wake it there. */
+  readonly wake: string;
 }
 
 /** What a look at a live prompt found: the reply taken, and whether the row was there at all. */
@@ -40,13 +43,6 @@ export interface LiveTaken {
   /** `false` when the row is gone (a save that suspended the same prompt replaced it). */
   readonly present: boolean;
 }
-
-// The payload of a `pending` notification, built by the server: ids only, and no prompt id when
-// it would not fit (NOTIFY payloads stop at 8000 bytes; the row id then names the prompt).
-const pendingPayload = (id: string, conversation: string, promptId: string) =>
-  `CASE WHEN octet_length(${promptId}) + octet_length(${conversation}) < 7800
-     THEN json_build_object('e', 'pending', 'id', ${id}::text, 'c', ${conversation}, 'p', ${promptId})::text
-     ELSE json_build_object('e', 'pending', 'id', ${id}::text, 'c', ${conversation})::text END`;
 
 /**
  * The live prompts of one inbox (one pool): opening, looking at, renewing and closing them. The
@@ -70,19 +66,20 @@ export class LivePrompts {
       `WITH r AS (
          SELECT * FROM json_to_recordset($1::json) AS r(ord integer, conversation text,
                 prompt_id text, host text, lease_ms double precision, kind text, tool_name text,
-                tool_call_id text, secret boolean, prompt json, suspended_at timestamptz)
+                tool_call_id text, secret boolean, prompt json, suspended_at timestamptz, wake text)
        ), i AS (
          INSERT INTO ${n.prompts} (conversation, prompt_id, state, host, live_until, kind,
-                tool_name, tool_call_id, secret, prompt, suspended_at)
+                tool_name, tool_call_id, secret, prompt, suspended_at, wake)
          SELECT conversation, prompt_id, 'live', host, now() + lease_ms * interval '1 millisecond',
-                kind, tool_name, tool_call_id, secret, prompt, suspended_at
+                kind, tool_name, tool_call_id, secret, prompt, suspended_at, wake
            FROM r ORDER BY ord
          ON CONFLICT (conversation, prompt_id) DO NOTHING
          RETURNING id, conversation, prompt_id
+       ), notes AS (
+         SELECT $2::text AS channel, 'pending' AS event, id AS ord, id, conversation, prompt_id
+           FROM i
        )
-       SELECT i.id, i.conversation, i.prompt_id,
-              pg_notify($2, ${pendingPayload("i.id", "i.conversation", "i.prompt_id")}) AS notified
-         FROM i`,
+       SELECT i.id, i.conversation, i.prompt_id, ${SEND_NOTES} AS notified FROM i`,
     );
     this.#open = new Batcher(async (items) => {
       const rows = items.map((item, ord) => {
@@ -99,6 +96,7 @@ export class LivePrompts {
           secret: isSecret(item.request),
           prompt: view,
           suspended_at: view.suspended_at,
+          wake: item.wake,
         };
       });
       const result = await this.#pool.query<{

@@ -4,15 +4,15 @@ import type { InboxError } from "../errors.js";
 import {
   type InboxListener,
   type InboxNotice,
-  type NoticeSelection,
+  type NoticeSubscription,
   watchConversation,
 } from "../listener.js";
 
 /** What {@link waitFor} waits on. */
 export interface WaitSpec<T> {
   readonly listener: InboxListener;
-  /** The notifications to hear while waiting. */
-  readonly selection: NoticeSelection;
+  /** Listens on the channels whose notifications the wait hears. */
+  readonly subscribe: () => NoticeSubscription;
   /** The conversation waited on: only its notifications are offered to `matches`. */
   readonly conversation: string;
   /** Whether a notification may concern the wait: then the state is looked at again. */
@@ -39,7 +39,7 @@ export function waitFor<T>(spec: WaitSpec<T>): Promise<Result<T, InboxError>> {
     let done = false;
     let looking = false;
     let again = false;
-    const subscription = listener.subscribe(spec.selection);
+    const subscription = spec.subscribe();
     let unwatch = () => {};
     const finish = (result: Result<T, InboxError>) => {
       if (done) return;

@@ -96,11 +96,16 @@ export interface TestServer {
 
 /**
  * Starts a server from `template` (see {@link createTemplate}), by default logging every
- * statement with its parameters (the secret scans read the log).
+ * statement with its parameters (the secret scans read the log), and without fsync.
  */
 export async function startServer(
   template: string,
-  settings: { readonly logStatements?: boolean; readonly maxConnections?: number } = {},
+  settings: {
+    readonly logStatements?: boolean;
+    readonly maxConnections?: number;
+    /** Keep PostgreSQL's own durability settings (fsync and synchronous commit on). */
+    readonly durable?: boolean;
+  } = {},
 ): Promise<TestServer> {
   const bin = PG_BIN as string;
   const dir = mkdtempSync(join(tmpdir(), "jp-pg-"));
@@ -112,9 +117,11 @@ export async function startServer(
     `-p ${port}`,
     "-c listen_addresses=127.0.0.1",
     `-k ${dir}`,
-    "-c fsync=off",
-    "-c synchronous_commit=off",
-    "-c full_page_writes=off",
+    // A throwaway server need not survive a crash of the machine (the benchmark keeps the
+    // defaults, to measure what a deployment pays).
+    ...(settings.durable === true
+      ? []
+      : ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"]),
     `-c log_statement=${settings.logStatements === false ? "none" : "all"}`,
     "-c log_min_messages=info",
     `-c max_connections=${settings.maxConnections ?? 200}`,
