@@ -4,7 +4,8 @@
 //
 //   npm run bench                      all suites, as text
 //   npm run bench -- --json            the same rows as JSON on stdout (text goes nowhere)
-//   npm run bench -- --only=startup    suites whose name contains the text
+//   npm run bench -- --only=startup    suites whose name contains the text (--only=postgres:
+//                                      @jp/store-postgres, against a server it starts itself)
 //   BENCH_MAX_N=1000 npm run bench     scaling tables up to 1,000 items
 //
 // Compare ratios within one run: the machine may be shared, and its load is printed with the rows.
@@ -15,6 +16,7 @@ import { conversationBench } from "./conversation.bench.js";
 import { coordinatorBench } from "./coordinator.bench.js";
 import { durableBench } from "./durable.bench.js";
 import { mcpBench } from "./mcp.bench.js";
+import { postgresBench } from "./postgres.bench.js";
 import { type Row, renderRows } from "./report.js";
 import { startupBench } from "./startup.bench.js";
 
@@ -26,6 +28,8 @@ const SUITES: readonly (readonly [string, () => Row[] | Promise<Row[]>])[] = [
   ["builtins", builtinsBench],
   ["durable", durableBench],
   ["mcp", mcpBench],
+  // Starts its own throwaway PostgreSQL server; reports itself skipped without server binaries.
+  ["postgres", postgresBench],
 ];
 
 const args = process.argv.slice(2);
