@@ -27,7 +27,8 @@ import { median, ms } from "./stats.js";
 
 const SUITE = "@jp/store-postgres";
 const PROCESSES = 8;
-const TURNS = Number(process.env.BENCH_PG_TURNS ?? 16);
+// Turns waiting at once in each process: a worker serving many conversations.
+const TURNS = Number(process.env.BENCH_PG_TURNS ?? 32);
 const WINDOW_MS = 5_000;
 
 const asker: BuiltinTool = {
@@ -70,13 +71,18 @@ async function suspendAndSave(
 
 /**
  * From the call of `inbox.answer` to `waitForAnswer` resolving in a waiting host, with `hosts`
- * hosts waiting, each on its own listening connection (as hosts in separate processes are).
+ * hosts waiting, each on its own listening connection (as hosts in separate processes are), or
+ * all on one (`shared`: the hosts of one process sharing its inbox, as the README advises).
  */
-async function wakeLatency(server: TestServer, hosts: number, samples: number) {
+async function wakeLatency(server: TestServer, hosts: number, samples: number, shared = false) {
   const pool = server.pool({ max: 4 });
   const store = new PostgresConversationStore(pool);
   const answerer = new PostgresInbox(pool);
-  const waiters = Array.from({ length: hosts }, () => new PostgresInbox(server.pool({ max: 2 })));
+  const one = shared ? new PostgresInbox(server.pool({ max: 2 })) : undefined;
+  const waiters = Array.from(
+    { length: hosts },
+    () => one ?? new PostgresInbox(server.pool({ max: 2 })),
+  );
   await Promise.all(waiters.map((w) => w.listener().start()));
   const times: number[] = [];
   while (times.length < samples) {
@@ -104,7 +110,7 @@ async function wakeLatency(server: TestServer, hosts: number, samples: number) {
       times.push((await woke) - start);
     }
   }
-  await Promise.all([...waiters, answerer].map((w) => w.close()));
+  await Promise.all([...new Set([...waiters, answerer])].map((w) => w.close()));
   return times;
 }
 
@@ -247,13 +253,18 @@ export async function postgresBench(): Promise<Row[]> {
     const store = new PostgresConversationStore(pool);
 
     await wakeLatency(server, 1, 20); // warm-up
-    for (const hosts of [1, 10, 100]) {
-      const times = await wakeLatency(server, hosts, 100);
+    for (const [hosts, shared] of [
+      [1, false],
+      [10, false],
+      [100, false],
+      [100, true],
+    ] as const) {
+      const times = await wakeLatency(server, hosts, 100, shared);
       const [p50, p99] = [percentile(times, 0.5), percentile(times, 0.99)];
       rows.push({
-        id: `postgres.wake-${hosts}`,
+        id: `postgres.wake-${hosts}${shared ? "-shared" : ""}`,
         suite: SUITE,
-        title: `answer to waiting host awake through NOTIFY, ${hosts} waiting host${hosts === 1 ? "" : "s"} (each its own listening connection)`,
+        title: `answer to waiting host awake through NOTIFY, ${hosts} waiting host${hosts === 1 ? "" : "s"} (${shared ? "sharing one inbox, one listening connection" : hosts === 1 ? "its own listening connection" : "each its own listening connection"})`,
         measured: `median ${ms(p50)}, p99 ${ms(p99)} (${times.length} answers)`,
         values: { medianMs: p50, p99Ms: p99 },
         goal: atMost(p50, 10, "median ≤ 10 ms: a host resumes within milliseconds, no polling"),

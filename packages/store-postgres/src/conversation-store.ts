@@ -181,7 +181,7 @@ export class PostgresConversationStore {
     const events = stream.events;
     const known = snapshots.get(stream);
     const snapshot = known?.store === this && known.name === name ? known : undefined;
-    let plan: WritePlan;
+    let plan: ReturnType<typeof planWrite>;
     try {
       plan = planWrite(events, expected === null ? undefined : snapshot);
     } catch (cause) {
@@ -216,7 +216,7 @@ export class PostgresConversationStore {
     if (snapshot !== undefined && expected !== null) {
       // Brought up to date in place: copying a long stream's entries on every save would cost
       // in proportion to its length.
-      updateSnapshot(snapshot.events, events);
+      updateSnapshot(snapshot.events, events, plan.changed);
     } else {
       snapshots.set(stream, { store: this, name, events: events.slice() });
     }
@@ -268,7 +268,10 @@ export class PostgresConversationStore {
 // Entries are immutable and replaced as a whole (setMetadata, sanitize): comparing by identity
 // with what was last read or written finds every change, at the cost of one pointer compare per
 // entry and no serialisation of unchanged ones.
-function planWrite(events: readonly StreamEvent[], snapshot: Snapshot | undefined): WritePlan {
+function planWrite(
+  events: readonly StreamEvent[],
+  snapshot: Snapshot | undefined,
+): WritePlan & { readonly changed: readonly number[] } {
   if (snapshot === undefined) {
     // Written whole: every entry over what is stored, and anything beyond cut off.
     return {
@@ -276,13 +279,16 @@ function planWrite(events: readonly StreamEvent[], snapshot: Snapshot | undefine
       replaced: undefined,
       appended: events.length === 0 ? undefined : jsonArray(events, 0),
       appendFrom: 0,
+      changed: [],
     };
   }
   const before = snapshot.events;
   const common = Math.min(before.length, events.length);
   const replaced: string[] = [];
+  const changed: number[] = [];
   for (let i = 0; i < common; i++) {
     if (events[i] !== before[i]) {
+      changed.push(i);
       replaced.push(`[${i},${JSON.stringify(encodeEvent(events[i] as StreamEvent))}]`);
     }
   }
@@ -291,14 +297,18 @@ function planWrite(events: readonly StreamEvent[], snapshot: Snapshot | undefine
     replaced: replaced.length === 0 ? undefined : `[${replaced.join(",")}]`,
     appended: events.length > before.length ? jsonArray(events, before.length) : undefined,
     appendFrom: before.length,
+    changed,
   };
 }
 
-function updateSnapshot(before: StreamEvent[], events: readonly StreamEvent[]): void {
+// Only the entries the plan found changed, cut or appended: no second pass over a long stream.
+function updateSnapshot(
+  before: StreamEvent[],
+  events: readonly StreamEvent[],
+  changed: readonly number[],
+): void {
+  for (const i of changed) before[i] = events[i] as StreamEvent;
   const common = Math.min(before.length, events.length);
-  for (let i = 0; i < common; i++) {
-    if (before[i] !== events[i]) before[i] = events[i] as StreamEvent;
-  }
   before.length = common;
   for (let i = common; i < events.length; i++) before.push(events[i] as StreamEvent);
 }

@@ -335,7 +335,8 @@ export function checkLiveReply(
     id: request.tool_call_id,
     name: request.tool_name,
     arguments: {},
-    metadata: { [PENDING_METADATA_KEY]: JSON.parse(JSON.stringify(marker)) },
+    // The request was read from the database just now: plain JSON, used as it is.
+    metadata: { [PENDING_METADATA_KEY]: marker as unknown as JsonObject },
   });
   const stream = ConversationStream.from([event]);
   const answered = answerPendingPrompt(stream, promptId, reply, now);
