@@ -1,0 +1,157 @@
+// A live prompt's reply is checked the quick way when it is a valid answer to a question that is
+// not a secret, and the full way (answerPendingPrompt on a one-entry stream) otherwise: the two
+// must agree on every reply, accepted or refused, stored value and `remember` included.
+import { ConversationStream, createEvent, type JsonObject } from "@jp/conversation";
+import {
+  answerPendingPrompt,
+  PENDING_METADATA_KEY,
+  type PromptRequest,
+  type StoredReply,
+} from "@jp/coordinator";
+import type { AnswerType } from "@jp/tool";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { checkLiveReply, quickAnswer } from "../src/internal/answer.js";
+
+const NOW = new Date("2026-01-01T00:00:00Z");
+
+/** What answerPendingPrompt stores for a reply to `request`, or its refusal. */
+function fullWay(request: PromptRequest, promptId: string, reply: StoredReply) {
+  const marker = {
+    v: 1,
+    prompt_id: promptId,
+    request,
+    turn: { remembered_tool_answers: {}, remembered_permission_decisions: {}, attempts: [] },
+    suspended_at: NOW.toISOString(),
+  };
+  const stream = ConversationStream.from([
+    createEvent("tool_call_request", {
+      id: request.tool_call_id,
+      name: request.tool_name,
+      arguments: {},
+      metadata: { [PENDING_METADATA_KEY]: JSON.parse(JSON.stringify(marker)) },
+    }),
+  ]);
+  const answered = answerPendingPrompt(stream, promptId, reply, NOW);
+  if (answered.isErr()) return { error: answered.error.kind, message: answered.error.message };
+  const metadata = (stream.events[0] as { metadata: JsonObject }).metadata;
+  return { reply: (metadata[PENDING_METADATA_KEY] as { reply: StoredReply }).reply };
+}
+
+function viaInbox(request: PromptRequest, promptId: string, reply: StoredReply) {
+  return checkLiveReply(request, promptId, reply, NOW).match(
+    (ok) => ({ reply: ok }),
+    (e) => ({ error: e.kind, message: e.message }),
+  );
+}
+
+const answerTypes: fc.Arbitrary<AnswerType> = fc.oneof(
+  fc.constant({ type: "boolean" as const }),
+  fc.constant({ type: "text" as const }),
+  fc.constant({ type: "secret" as const }),
+  fc
+    .uniqueArray(fc.string({ maxLength: 6 }), { minLength: 1, maxLength: 4 })
+    .chain((options) =>
+      fc.constantFrom(
+        { type: "select" as const, options },
+        { type: "multi_select" as const, options },
+      ),
+    ),
+  fc.constant<AnswerType>({
+    type: "schema",
+    schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+  }),
+);
+
+const requests = fc.record({
+  answer_type: answerTypes,
+  controls: fc.record({
+    remember: fc.boolean(),
+    back: fc.boolean(),
+    reply: fc.boolean(),
+    end_turn: fc.boolean(),
+  }),
+});
+
+// Values that fit some answer types and not others, and arbitrary JSON besides.
+const values = fc.oneof(
+  fc.boolean(),
+  fc.string({ maxLength: 6 }),
+  fc.array(fc.string({ maxLength: 6 }), { maxLength: 4 }),
+  fc.record({ n: fc.oneof(fc.integer(), fc.double(), fc.string()) }),
+  fc.jsonValue({ maxDepth: 2 }),
+);
+
+const replies = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ type: fc.constant("answer"), value: values }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      type: fc.constant("answer"),
+      value: values,
+      remember: fc.oneof(fc.boolean(), fc.constant("yes")),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.oneof(
+      fc.record({ type: fc.constantFrom("back", "end_turn", "cancelled", "run", "answer") }),
+      fc.record({ type: fc.constant("reply"), message: fc.oneof(fc.string(), fc.integer()) }),
+      fc.constant(null),
+      fc.constant("answer"),
+    ),
+  },
+);
+
+describe("the quick check of a live reply", () => {
+  it("agrees with answerPendingPrompt on every reply, accepted or refused", () => {
+    fc.assert(
+      fc.property(requests, replies, ({ answer_type, controls }, reply) => {
+        const request: PromptRequest = {
+          kind: "question",
+          tool_name: "quiz",
+          tool_call_id: "call_1",
+          inquiry_id: "call_1.q.1",
+          question: { id: "q", text: "Q?", answer_type },
+          controls,
+        };
+        const given = reply as unknown as StoredReply;
+        expect(viaInbox(request, "call_1.q.1", given)).toEqual(
+          fullWay(request, "call_1.q.1", given),
+        );
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("takes the usual reply, and leaves secrets, refusals and other prompts to the full way", () => {
+    const question = (type: "boolean" | "secret"): PromptRequest => ({
+      kind: "question",
+      tool_name: "quiz",
+      tool_call_id: "call_1",
+      inquiry_id: "call_1.q.1",
+      question: { id: "q", text: "Q?", answer_type: { type } },
+      controls: { remember: true, back: false, reply: false, end_turn: false },
+    });
+    expect(
+      quickAnswer(question("boolean"), { type: "answer", value: true, remember: true }),
+    ).toEqual({ type: "answer", value: true, remember: true });
+    expect(quickAnswer(question("secret"), { type: "answer", value: "hunter2" })).toBeUndefined();
+    expect(quickAnswer(question("boolean"), { type: "answer", value: "yes" })).toBeUndefined();
+    expect(quickAnswer(question("boolean"), { type: "end_turn" })).toBeUndefined();
+    const permission: PromptRequest = {
+      kind: "permission",
+      tool_name: "t",
+      tool_call_id: "call_1",
+      arguments: {},
+      mode: "ask",
+    };
+    expect(quickAnswer(permission, { type: "run" })).toBeUndefined();
+    // A secret's answer is still refused, by the full way.
+    expect(
+      viaInbox(question("secret"), "call_1.q.1", { type: "answer", value: "hunter2" }),
+    ).toMatchObject({
+      error: "secret_not_stored",
+    });
+  });
+});
