@@ -66,10 +66,14 @@ const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
-    name: "the channel that wakes the host of a live prompt",
+    name: "the channel that wakes the host of a live prompt; one index fewer",
     // Answers to a live prompt are announced on its host's own channel too, so they wake that
-    // one process and no other.
-    sql: (n) => `ALTER TABLE ${n.prompts} ADD COLUMN wake text;`,
+    // one process and no other. The conversation's prompts are found by the unique index on
+    // (conversation, prompt_id): a second index by conversation only cost every write.
+    sql: (n) => `
+      ALTER TABLE ${n.prompts} ADD COLUMN wake text;
+      DROP INDEX IF EXISTS "${n.schema}".prompts_conversation_suspended_at_id_idx;
+    `,
   },
 ];
 
