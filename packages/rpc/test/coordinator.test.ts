@@ -167,12 +167,15 @@ describe('a client that speaks Opal\'s protocol (protocol: "opal")', {
         expect.objectContaining({ outcome: "answered", id: `${call}.q.1` }),
       ),
     );
-    // Exactly Opal's params, `choices` always present; nothing else but ask_user was sent.
-    const received = session
-      .stderr()
-      .split("\n")
-      .filter((line) => line.startsWith("opal-client: "))
-      .map((line) => JSON.parse(line.slice("opal-client: ".length)));
+    // Exactly Opal's params, `choices` always present; nothing else but ask_user was sent. The
+    // client logs each request on its stderr, which may arrive after the answer it sent.
+    const logged = () =>
+      (session as NonNullable<typeof session>)
+        .stderr()
+        .split("\n")
+        .filter((line) => line.startsWith("opal-client: "));
+    await expect.poll(() => logged().length).toBeGreaterThanOrEqual(3);
+    const received = logged().map((line) => JSON.parse(line.slice("opal-client: ".length)));
     expect(received.map((m) => [m.method, Object.keys(m.params).sort()])).toEqual([
       ["client/ask_user", ["choices", "question", "session_id"]],
       ["client/ask_user", ["choices", "question", "session_id"]],
