@@ -1,29 +1,10 @@
-import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { loadedBy as loadedByIn } from "../../tool/test/support/loaded-by.js";
 
 const PACKAGE = join(import.meta.dirname, "..");
 
-/** Runs `code` (an ES module importing the packages) in a fresh Node.js; which libraries it loaded. */
-function loadedBy(code: string): { zod: boolean; ajv: boolean } {
-  const script = `
-    import { createRequire } from "node:module";
-    ${code}
-    const cached = Object.keys(createRequire(import.meta.url).cache);
-    process.stdout.write(JSON.stringify({
-      // zod registers its global configuration when it loads.
-      zod: "__zod_globalConfig" in globalThis,
-      ajv: cached.some((path) => path.includes("/node_modules/ajv/")),
-    }));
-  `;
-  const child = spawnSync(
-    process.execPath,
-    ["--conditions=@jp/source", "--import", "tsx", "--input-type=module", "-e", script],
-    { cwd: PACKAGE, encoding: "utf8" },
-  );
-  if (child.status !== 0) throw new Error(child.stderr);
-  return JSON.parse(child.stdout) as { zod: boolean; ajv: boolean };
-}
+const loadedBy = (code: string) => loadedByIn(PACKAGE, code);
 
 describe("loading @jp/coordinator and @jp/builtins", () => {
   it("loads neither zod nor Ajv on import", () => {
