@@ -15,7 +15,7 @@ import {
   ToolCoordinator,
   TurnState,
 } from "../../src/index.js";
-import { type QuestionKind, subAgentExecutor } from "./support.js";
+import { type QuestionKind, started, subAgentExecutor } from "./support.js";
 
 const AGENT = { run: "unattended", result: "unattended" } as const;
 
@@ -35,12 +35,6 @@ function parent(
     ...(options.prompts === undefined ? {} : { prompts: options.prompts }),
   });
   return { stream, coordinator };
-}
-
-function started(): ConversationStream {
-  const stream = ConversationStream.empty();
-  stream.startTurn("Go.");
-  return stream;
 }
 
 const CALL = { id: "call_0", name: "alpha", arguments: {} };

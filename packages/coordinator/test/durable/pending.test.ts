@@ -14,28 +14,7 @@ import {
 } from "../../src/index.js";
 import { MockExecutor, MockExecutorSource, MockPromptBackend } from "../../src/testing/index.js";
 import { call, inquiryEvents, toolResponses, unpaired } from "../support.js";
-import { tempDir } from "./support.js";
-
-const q = (id: string, extra: Partial<Question> = {}): Question => ({
-  id,
-  text: `${id}?`,
-  answer_type: { type: "boolean" },
-  ...extra,
-});
-
-/** A form tool over `questions`, reporting progress, finishing with its answers as JSON. */
-function form(questions: readonly Question[]): Executor {
-  return new MockExecutor((input) => {
-    const index = questions.findIndex((x) => input.answers[x.id] === undefined);
-    const next = questions[index];
-    if (next === undefined) return { type: "success", content: JSON.stringify(input.answers) };
-    return {
-      type: "needs_input",
-      question: next,
-      form: { index: index + 1, total: questions.length },
-    };
-  });
-}
+import { form, q, started, tempDir } from "./support.js";
 
 function setup(tools: ToolsConfig, executors: Record<string, Executor>, stream = started()) {
   const coordinator = new ToolCoordinator({
@@ -44,12 +23,6 @@ function setup(tools: ToolsConfig, executors: Record<string, Executor>, stream =
     executors: new MockExecutorSource(executors),
   });
   return { stream, coordinator };
-}
-
-function started(): ConversationStream {
-  const stream = ConversationStream.empty();
-  stream.startTurn("Go.");
-  return stream;
 }
 
 const UNATTENDED: ToolsConfig = { "*": { run: "unattended" } };

@@ -1,13 +1,12 @@
 // Cases found reviewing suspend and resume as a careful user and an attacker would: each test
 // states the behaviour a user relies on.
 import {
-  ConversationStream,
+  type ConversationStream,
   createEvent,
   FileConversationStore,
   type JsonValue,
   SUSPENDED_CALL_METADATA_KEY,
 } from "@jp/conversation";
-import type { Question } from "@jp/tool";
 import { describe, expect, it } from "vitest";
 import {
   answerPendingPrompt,
@@ -21,34 +20,7 @@ import {
 } from "../../src/index.js";
 import { MockExecutor, MockExecutorSource } from "../../src/testing/index.js";
 import { call, inquiryEvents, toolResponses, unpaired } from "../support.js";
-import { tempDir } from "./support.js";
-
-const q = (id: string, extra: Partial<Question> = {}): Question => ({
-  id,
-  text: `${id}?`,
-  answer_type: { type: "boolean" },
-  ...extra,
-});
-
-/** A form tool over `questions`, reporting progress, finishing with its answers as JSON. */
-function form(questions: readonly Question[]): Executor {
-  return new MockExecutor((input) => {
-    const index = questions.findIndex((x) => !Object.hasOwn(input.answers, x.id));
-    const next = questions[index];
-    if (next === undefined) return { type: "success", content: JSON.stringify(input.answers) };
-    return {
-      type: "needs_input",
-      question: next,
-      form: { index: index + 1, total: questions.length },
-    };
-  });
-}
-
-function started(): ConversationStream {
-  const stream = ConversationStream.empty();
-  stream.startTurn("Go.");
-  return stream;
-}
+import { form, q, started, tempDir } from "./support.js";
 
 function coordinatorOn(
   stream: ConversationStream,

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  type ConversationStream,
+  ConversationStream,
   FileConversationStore,
   type JsonValue,
   type StoredConversation,
@@ -23,7 +23,37 @@ import {
   type ToolsConfig,
   TurnState,
 } from "../../src/index.js";
+import { MockExecutor } from "../../src/testing/index.js";
 import { macrotasks } from "../support.js";
+
+/** A yes/no question `id` ("id?"), with `extra` fields. */
+export const q = (id: string, extra: Partial<Question> = {}): Question => ({
+  id,
+  text: `${id}?`,
+  answer_type: { type: "boolean" },
+  ...extra,
+});
+
+/** A form tool over `questions`, reporting progress, finishing with its answers as JSON. */
+export function form(questions: readonly Question[]): Executor {
+  return new MockExecutor((input) => {
+    const index = questions.findIndex((x) => !Object.hasOwn(input.answers, x.id));
+    const next = questions[index];
+    if (next === undefined) return { type: "success", content: JSON.stringify(input.answers) };
+    return {
+      type: "needs_input",
+      question: next,
+      form: { index: index + 1, total: questions.length },
+    };
+  });
+}
+
+/** An empty stream with a turn started. */
+export function started(): ConversationStream {
+  const stream = ConversationStream.empty();
+  stream.startTurn("Go.");
+  return stream;
+}
 
 /** A person who keeps pressing Back loops: this limit ends the call, also across suspensions. */
 const MAX_QUESTIONS = 12;
