@@ -72,12 +72,6 @@ export class CallEscalations {
         : { agent: resumed.escalated.agent, request: resumed.request };
   }
 
-  /** Where the call stands, for its marker, once it has suspended. */
-  toJSON(): EscalatedJson | undefined {
-    if (this.suspended === undefined) return undefined;
-    return { agent: this.suspended.agent, done: this.done };
-  }
-
   /**
    * Matches a prompt the sub-agent asks against the record: a reply to give back at once, the
    * recorded inquiry id of the prompt the call was suspended at (asked again under that id), or

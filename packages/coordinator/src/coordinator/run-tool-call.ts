@@ -240,11 +240,10 @@ async function passes(
       } finally {
         ctx.escalations.delete(call.id);
       }
-      const waiting = escalations.toJSON();
       // A prompt the call waited at before, which its sub-agent did not get to ask again (it asked
       // something new first: a secret, which is never kept, or a different question), is closed.
       escalations.abandon(ctx);
-      if (waiting !== undefined && escalations.suspended !== undefined) {
+      if (escalations.suspended !== undefined) {
         // Left pending at a sub-agent's prompt: what the pass returned or threw is set aside.
         const { request, agent } = escalations.suspended;
         return {
@@ -254,7 +253,7 @@ async function passes(
             ...(request.kind === "question" ? { source: { source: "other", name: agent } } : {}),
             walk: walk.toJSON(),
             asked,
-            escalated: waiting,
+            escalated: { agent, done: escalations.done },
           },
         };
       }
