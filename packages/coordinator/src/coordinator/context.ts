@@ -290,16 +290,38 @@ export class SecretMask {
   }
 
   /**
-   * A question with every secret masked in what is written and shown: its text and context. A
-   * tool that quotes an earlier secret answer in a later question would otherwise put it in the
-   * record (and, routed to the assistant, in front of a model).
+   * A question with every secret masked in what is written and shown: its text, its context and
+   * the default of a text question (a select's default must stay one of its options). A tool that quotes an earlier secret answer in a later question would
+   * otherwise put it in the record (and, routed to the assistant, in front of a model).
    */
-  maskQuestion<Q extends { readonly text: string; readonly context?: string }>(question: Q): Q {
+  maskQuestion<
+    Q extends {
+      readonly text: string;
+      readonly context?: string;
+      readonly default?: unknown;
+      readonly answer_type: { readonly type: string };
+    },
+  >(question: Q): Q {
     if (this.#values.size === 0) return question;
     const text = this.mask(question.text);
     const context = question.context === undefined ? undefined : this.mask(question.context);
-    if (text === question.text && context === question.context) return question;
-    return { ...question, text, ...(context === undefined ? {} : { context }) };
+    const fallback =
+      question.answer_type.type === "text" && typeof question.default === "string"
+        ? this.mask(question.default)
+        : undefined;
+    if (
+      text === question.text &&
+      context === question.context &&
+      (fallback === undefined || fallback === question.default)
+    ) {
+      return question;
+    }
+    return {
+      ...question,
+      text,
+      ...(context === undefined ? {} : { context }),
+      ...(fallback === undefined ? {} : { default: fallback }),
+    };
   }
 
   /** `text` with every occurrence of every secret replaced by {@link SecretMask.MASK}. */

@@ -175,11 +175,17 @@ describe("a secret answer is masked in the failure texts the coordinator records
     ]);
   });
 
-  it("a later question that quotes a secret answer is recorded, shown and routed with the secret masked", async () => {
+  it("a later question that quotes a secret answer in its text, context or default is recorded, shown and routed with the secret masked", async () => {
     const secret = "pw-Zq81-unique";
     const tool = new MockExecutor((input) => {
       if (input.answers.token === undefined) {
         return { type: "needs_input", question: secretQuestion() };
+      }
+      if (input.answers.user === undefined) {
+        return {
+          type: "needs_input",
+          question: { ...textQuestion("user"), default: `admin-${String(input.answers.token)}` },
+        };
       }
       if (input.answers.sure === undefined) {
         return {
@@ -196,13 +202,16 @@ describe("a secret answer is masked in the failure texts the coordinator records
     const { stream, result, emitted, human } = await runWith(
       UNATTENDED,
       { login: tool },
-      { questions: [answer(secret), answer(true)] },
+      { questions: [answer(secret), answer("admin"), answer(true)] },
     );
 
     expect(result.responses.map((r) => r.content)).toEqual(["done"]);
-    expect(human.questions.map((q) => [q.question.text, q.question.context])).toEqual([
-      [secretQuestion().text, undefined],
-      [`Log in with ${MASK}?`, `token: ${MASK}`],
+    expect(
+      human.questions.map((q) => [q.question.text, q.question.context, q.question.default]),
+    ).toEqual([
+      [secretQuestion().text, undefined, undefined],
+      [textQuestion("user").text, undefined, `admin-${MASK}`],
+      [`Log in with ${MASK}?`, `token: ${MASK}`, undefined],
     ]);
     expectNowhere(secret, surfaces(stream, result, emitted));
   });
