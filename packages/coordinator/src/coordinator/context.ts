@@ -19,6 +19,7 @@ import type { TurnState } from "../turn-state.js";
 import type { CallEscalations } from "./escalation.js";
 import type { CoordinatorEvents, PromptOutcome } from "./events.js";
 import type { PromptQueue } from "./prompt-queue.js";
+import { type RunAbort, SignalOnRead, type Stopped } from "./run-abort.js";
 
 /** What every tool call of one `run` shares. */
 export interface RunContext {
@@ -28,8 +29,8 @@ export interface RunContext {
   readonly inquiries: InquiryBackend | undefined;
   readonly humanReachable: boolean;
   readonly turn: TurnState;
-  /** Aborts on the host's signal and when a human ends the turn. */
-  readonly signal: AbortSignal;
+  /** Stops on the host's signal and when a human ends the turn; its signal is made on first use. */
+  readonly abort: RunAbort;
   readonly endTurn: () => void;
   readonly queue: PromptQueue;
   readonly emitter: EventEmitter<CoordinatorEvents>;
@@ -193,8 +194,8 @@ export async function showPrompt<R extends PromptRequest>(
   // when there is one: a signal takes longer to make than the rest of a question round.
   const deadline = ctx.promptTimeoutMs === undefined ? undefined : new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const signal =
-    deadline === undefined ? ctx.signal : AbortSignal.any([ctx.signal, deadline.signal]);
+  const stop: Stopped =
+    deadline === undefined ? ctx.abort : AbortSignal.any([ctx.abort.signal, deadline.signal]);
   let endedTurn = false;
   try {
     let shown = false;
@@ -207,7 +208,7 @@ export async function showPrompt<R extends PromptRequest>(
     };
     const place = ctx.resumedLine?.waitFor(promptId, request.tool_call_id);
     if (place !== undefined) await place;
-    const turn = ctx.queue.run(signal, async (): Promise<ReplyFor<R> | undefined> => {
+    const turn = ctx.queue.run(stop, async (): Promise<ReplyFor<R> | undefined> => {
       // Behind a pending prompt, nothing is decided yet: not even whether this one is needed.
       if (ctx.line.held && hooks.suspendable === true) {
         shown = true;
@@ -229,14 +230,18 @@ export async function showPrompt<R extends PromptRequest>(
         timer = setTimeout(() => deadline.abort(new PromptTimeoutError(ms)), ms);
       }
       ctx.emitter.emit("prompt-shown", { request });
-      const answered = await backend.ask(request, { signal });
+      // The signal is made only if the backend reads it (see RunAbort).
+      const answered = await backend.ask(
+        request,
+        new SignalOnRead(stop instanceof AbortSignal ? stop : ctx.abort),
+      );
       if (answered.type === "later") {
         if (hooks.suspendable !== true) {
           throw new HumanUnreachableError("the person can only answer later");
         }
         return leave();
       }
-      if (!signal.aborted) {
+      if (!stop.aborted) {
         hooks.onReply?.(answered);
         // End Turn closes every prompt queued behind this one before the next could be shown.
         endedTurn = endsTurn(request, answered);
@@ -246,15 +251,13 @@ export async function showPrompt<R extends PromptRequest>(
     });
     ctx.resumedLine?.joined(promptId);
     const reply = await turn;
-    if (!shown && !signal.aborted) return { type: "unneeded" };
+    if (!shown && !stop.aborted) return { type: "unneeded" };
     if (left) return { type: "suspended" };
     result =
-      reply === undefined
-        ? { type: "aborted", cause: abortCause(signal) }
-        : { type: "reply", reply };
+      reply === undefined ? { type: "aborted", cause: abortCause(stop) } : { type: "reply", reply };
   } catch (cause) {
-    result = signal.aborted
-      ? { type: "aborted", cause: abortCause(signal) }
+    result = stop.aborted
+      ? { type: "aborted", cause: abortCause(stop) }
       : isPromptTimeout(cause)
         ? // The backend's own deadline passed: the same record as the coordinator's own.
           { type: "aborted", cause: { type: "timeout", ms: cause.ms } }
@@ -262,8 +265,8 @@ export async function showPrompt<R extends PromptRequest>(
   } finally {
     clearTimeout(timer);
   }
-  if (result.type === "reply" && signal.aborted && !endedTurn) {
-    result = { type: "aborted", cause: abortCause(signal) };
+  if (result.type === "reply" && stop.aborted && !endedTurn) {
+    result = { type: "aborted", cause: abortCause(stop) };
   }
   ctx.emitter.emit("prompt-answered", { request, outcome: outcomeOf(result) });
   return result;
@@ -379,8 +382,8 @@ export type AbortCause =
   | { readonly type: "timeout"; readonly ms: number | undefined }
   | { readonly type: "interrupted"; readonly detail: string };
 
-export function abortCause(signal: AbortSignal): AbortCause {
-  const reason: unknown = signal.reason;
+export function abortCause(stopped: Stopped): AbortCause {
+  const reason: unknown = stopped.reason;
   if (reason instanceof TurnEndedSignal) return { type: "turn_ended" };
   if (reason instanceof PromptTimeoutError) return { type: "timeout", ms: reason.ms };
   const name = reason instanceof Error || reason instanceof DOMException ? reason.name : undefined;

@@ -14,6 +14,7 @@ import { promptIdFor, type StoredReply } from "../durable/marker.js";
 import { inquiryId, toInquiryQuestion } from "../recording/inquiry-question.js";
 import { abortCause, type RunContext, record, showPrompt } from "./context.js";
 import { stoppedByAbort } from "./question-round.js";
+import { RunAbort } from "./run-abort.js";
 
 // How the parent records a question it showed for a sub-agent, by the human's reply.
 const REASON_BY_REPLY: Readonly<
@@ -133,7 +134,7 @@ function closeUnasked(ctx: RunContext, request: PromptRequest): void {
   ctx.stored.delete(promptIdFor(request));
   ctx.resumedLine?.joined(promptIdFor(request));
   if (request.kind !== "question") return;
-  const reason = ctx.signal.aborted ? stoppedByAbort(abortCause(ctx.signal)).reason : "interrupted";
+  const reason = ctx.abort.aborted ? stoppedByAbort(abortCause(ctx.abort)).reason : "interrupted";
   record(
     ctx,
     createEvent("inquiry_response", { outcome: "cancelled", id: request.inquiry_id, reason }),
@@ -285,11 +286,12 @@ function handingOverEndTurn(
   // sub-agent's own End Turn aborts that signal, and must not discard the reply it came from.
   const gate = new AbortController();
   let handedOver = false;
+  const parent = ctx.abort.signal;
   const follow = () => {
-    if (!handedOver) gate.abort(ctx.signal.reason);
+    if (!handedOver) gate.abort(parent.reason);
   };
-  if (ctx.signal.aborted) follow();
-  else ctx.signal.addEventListener("abort", follow, { once: true });
+  if (parent.aborted) follow();
+  else parent.addEventListener("abort", follow, { once: true });
   const prompts: PromptBackend = {
     isHumanReachable: () => backend.isHumanReachable(),
     async ask(request, options) {
@@ -302,14 +304,14 @@ function handingOverEndTurn(
       ) {
         handedOver = true;
         deliver(reply);
-        await abortedOrNextTick(ctx.signal);
+        await abortedOrNextTick(parent);
       }
       return reply;
     },
   };
   return {
-    ctx: { ...ctx, signal: gate.signal, prompts },
-    dispose: () => ctx.signal.removeEventListener("abort", follow),
+    ctx: { ...ctx, abort: new RunAbort(gate.signal), prompts },
+    dispose: () => parent.removeEventListener("abort", follow),
   };
 }
 

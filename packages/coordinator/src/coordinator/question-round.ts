@@ -412,15 +412,15 @@ async function askAssistant(
         question,
         ...(typeof target === "object" ? { assistantOverrides: target } : {}),
       },
-      { signal: ctx.signal },
+      { signal: ctx.abort.signal },
     );
   } catch (cause) {
-    result = err({ kind: ctx.signal.aborted ? "cancelled" : "other", message: describe(cause) });
+    result = err({ kind: ctx.abort.aborted ? "cancelled" : "other", message: describe(cause) });
   }
   // An answer that arrives after the run aborted never reaches the tool, so it is not recorded
   // as answered; nor is a deadline or a shutdown recorded as the person's cancel.
-  if (ctx.signal.aborted) {
-    const cause = abortCause(ctx.signal);
+  if (ctx.abort.aborted) {
+    const cause = abortCause(ctx.abort);
     if (result.isOk() || cause.type !== "user") return stop(ctx, id, stoppedByAbort(cause));
   }
   if (result.isErr()) {

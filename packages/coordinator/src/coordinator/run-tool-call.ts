@@ -23,6 +23,7 @@ import { CallEscalations, type EscalatedJson } from "./escalation.js";
 import type { ToolCallState } from "./events.js";
 import { decidePermission } from "./permission.js";
 import { resolveQuestion, TURN_ENDED } from "./question-round.js";
+import { PassInput } from "./run-abort.js";
 
 /** A tool call's final result, and whether the human ended the turn from it. */
 export interface CallOutcome extends CallResult {
@@ -169,7 +170,7 @@ const EXECUTION_STOPPED: Readonly<Record<AbortCause["type"], string>> = {
 };
 
 function stopped(ctx: RunContext): Ran {
-  const content = EXECUTION_STOPPED[abortCause(ctx.signal).type];
+  const content = EXECUTION_STOPPED[abortCause(ctx.abort).type];
   return { source: "coordinator", outcome: finish({ content, is_error: false }) };
 }
 
@@ -206,7 +207,7 @@ async function passes(
   // The size of the form the last question belonged to (see `uncounted`).
   let formTotal: number | undefined;
   for (let asked = resume?.asked ?? 0; ; asked++) {
-    if (ctx.signal.aborted) return stopped(ctx);
+    if (ctx.abort.aborted) return stopped(ctx);
     let result: ExecutorResult;
     const resumed = pending;
     pending = undefined;
@@ -233,7 +234,7 @@ async function passes(
       try {
         state("running");
         ran = {
-          result: await executor.execute({ call, answers: walk.snapshot(), signal: ctx.signal }),
+          result: await executor.execute(new PassInput(call, walk.snapshot(), ctx.abort)),
         };
       } catch (cause) {
         ran = { cause };
@@ -258,7 +259,7 @@ async function passes(
         };
       }
       if ("cause" in ran) {
-        if (ctx.signal.aborted) return stopped(ctx);
+        if (ctx.abort.aborted) return stopped(ctx);
         return stop(executionFailedMessage(call.name, ctx.secrets.mask(describe(ran.cause))), true);
       }
       result = ran.result;

@@ -1,4 +1,3 @@
-import { setMaxListeners } from "node:events";
 import {
   type ConversationStream,
   createEvent,
@@ -55,6 +54,7 @@ import { CallEscalations, escalatePrompt } from "./escalation.js";
 import type { CoordinatorEvents, PromptRefusal } from "./events.js";
 import { PromptQueue } from "./prompt-queue.js";
 import { TURN_ENDED } from "./question-round.js";
+import { RunAbort } from "./run-abort.js";
 import { type CallOutcome, type CallSetup, runToolCall } from "./run-tool-call.js";
 
 /** What a host gives the coordinator once. */
@@ -182,6 +182,9 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
   readonly #queue = new PromptQueue();
   // The tool calls running now, for escalation from the sub-agents they host.
   readonly #running = new Map<string, { ctx: RunContext; call: ToolCall }>();
+  // Each tool's resolved configuration, worked out on its first call: `tools` is fixed at
+  // construction.
+  readonly #resolved = new Map<string, ResolvedToolConfig>();
 
   /** @throws {ToolsConfigError} when `options.tools` is not a valid `conversation.tools`. */
   constructor(options: ToolCoordinatorOptions) {
@@ -191,7 +194,10 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     // A built-in's registered configuration sits under the host's (see `ExecutorSource.toolConfigs`).
     const registered = options.executors.toolConfigs?.();
     const tools = parseToolsConfig(
-      registered === undefined || typeof options.tools !== "object" || options.tools === null
+      registered === undefined ||
+        typeof options.tools !== "object" ||
+        options.tools === null ||
+        isEmpty(registered)
         ? options.tools
         : layerToolsConfigs(registered, options.tools),
     );
@@ -210,7 +216,12 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
 
   /** The resolved configuration of a tool, as the coordinator will apply it. */
   config(name: string): ResolvedToolConfig {
-    return resolveToolConfig(this.#options.tools, name);
+    let resolved = this.#resolved.get(name);
+    if (resolved === undefined) {
+      resolved = resolveToolConfig(this.#options.tools, name);
+      this.#resolved.set(name, resolved);
+    }
+    return resolved;
   }
 
   /**
@@ -311,10 +322,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     },
   ): Promise<RunResult> {
     const { stream } = this.#options;
-    const ended = new AbortController();
-    const signal = options.signal ? AbortSignal.any([options.signal, ended.signal]) : ended.signal;
-    // Every call, prompt and executor listens to this signal: many calls are expected.
-    setMaxListeners(0, signal);
+    const abort = new RunAbort(options.signal);
     let endTurn = false;
     const suspend = options.suspend !== undefined && options.suspend !== false;
     const unreachable = suspend ? undefined : await this.#unreachable();
@@ -345,10 +353,10 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
       humanReachable: unreachable === undefined,
       unreachable,
       turn: options.turn,
-      signal,
+      abort,
       endTurn: () => {
         endTurn = true;
-        ended.abort(new TurnEndedSignal());
+        abort.abort(new TurnEndedSignal());
         // Questions left pending in line close now, as queued prompts do in a live run.
         for (const request of ctx.suspensions.keys()) closeSuspended(request);
       },
@@ -535,10 +543,12 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     }
     // The prompt closes when either side gives up: the parent's run or the sub-agent's.
     const { ctx, call } = running;
-    const signal = options.signal ? AbortSignal.any([ctx.signal, options.signal]) : ctx.signal;
+    const abort = options.signal
+      ? new RunAbort(AbortSignal.any([ctx.abort.signal, options.signal]))
+      : ctx.abort;
     // Outside a pass of the tool (there is none only if the call is not running its tool).
     const escalations = ctx.escalations.get(call.id) ?? new CallEscalations();
-    return escalatePrompt({ ...ctx, signal }, escalations, call, agent, request);
+    return escalatePrompt({ ...ctx, abort }, escalations, call, agent, request);
   }
 
   // Why no human can be asked now, or undefined when one can.
@@ -652,4 +662,9 @@ function openRequestIndex(events: readonly StreamEvent[], call: ToolCall): numbe
 function appendOrThrowResult(result: Result<void, StreamError>): void {
   if (result.isErr())
     throw new Error(`ToolCoordinator could not update the stream: ${result.error.message}`);
+}
+
+function isEmpty(object: object): boolean {
+  for (const _ in object) return false;
+  return true;
 }

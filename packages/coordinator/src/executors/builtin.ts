@@ -1,15 +1,19 @@
-import type { InquirySource } from "@jp/conversation";
+import type { InquirySource, JsonObject } from "@jp/conversation";
 import { decodeQuestion, type Question } from "@jp/tool";
 import { ok } from "neverthrow";
 import type {
+  Answers,
   BuiltinOutcome,
   BuiltinTool,
+  BuiltinToolInput,
+  ExecuteInput,
   Executor,
   ExecutorResult,
   ExecutorSource,
 } from "../backends/executor.js";
 import { layerToolsConfigs } from "../config/layering.js";
 import type { ToolConfig, ToolsConfig } from "../config/schema.js";
+import { SignalOnRead } from "../coordinator/run-abort.js";
 
 /** The recorded source of a built-in's questions: its own declaration, else the tool. */
 export function builtinInquirySource(name: string, tool: BuiltinTool): InquirySource {
@@ -67,12 +71,25 @@ function looksValid(question: Question): boolean {
   );
 }
 
+// Passes the signal on unread: the coordinator makes a run's signal only for code that reads it.
+class BuiltinPass extends SignalOnRead implements BuiltinToolInput {
+  readonly arguments: JsonObject;
+  readonly answers: Answers;
+
+  constructor(input: ExecuteInput) {
+    super(input);
+    this.arguments = input.call.arguments;
+    this.answers = input.answers;
+  }
+}
+
 /** Runs a {@link BuiltinTool} as an {@link Executor}. */
 export function builtinExecutor(name: string, tool: BuiltinTool): Executor {
   return {
-    async execute({ call, answers, signal }) {
-      const outcome = await tool.execute({ arguments: call.arguments, answers, signal });
-      return toExecutorResult(name, tool, outcome);
+    async execute(input) {
+      const ran = tool.execute(new BuiltinPass(input));
+      // Most built-ins answer synchronously: no extra tick for them.
+      return toExecutorResult(name, tool, ran instanceof Promise ? await ran : ran);
     },
   };
 }

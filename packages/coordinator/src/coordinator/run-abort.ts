@@ -1,0 +1,96 @@
+import { setMaxListeners } from "node:events";
+import type { Answers, ExecuteInput, ToolCall } from "../backends/executor.js";
+
+/** Whether something stopped, and why: what `abortCause` and the prompt queue read. */
+export interface Stopped {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+}
+
+/**
+ * What stops a run: the host's signal, or a person ending the turn. Its `AbortSignal` is made
+ * only when some code asks for one (a prompt backend, an executor, a tool reading `signal`):
+ * making a signal costs more than the rest of a question round, and most rounds never read it.
+ * Until then `aborted` and `reason` answer as the signal would: the first abort wins.
+ */
+export class RunAbort implements Stopped {
+  readonly #outer: AbortSignal | undefined;
+  #controller: AbortController | undefined;
+  #signal: AbortSignal | undefined;
+  #aborted = false;
+  #reason: unknown;
+
+  /** `outer`: a signal the run follows (the host's); the run also stops on {@link abort}. */
+  constructor(outer?: AbortSignal) {
+    this.#outer = outer;
+  }
+
+  get aborted(): boolean {
+    return this.#aborted || this.#outer?.aborted === true;
+  }
+
+  get reason(): unknown {
+    return this.#aborted ? this.#reason : this.#outer?.reason;
+  }
+
+  /** The run's signal, made on first use; it aborts with the same reason as the run. */
+  get signal(): AbortSignal {
+    if (this.#signal !== undefined) return this.#signal;
+    const controller = new AbortController();
+    if (this.#aborted) controller.abort(this.#reason);
+    this.#controller = controller;
+    const signal =
+      this.#outer === undefined
+        ? controller.signal
+        : AbortSignal.any([this.#outer, controller.signal]);
+    // Every call, prompt and executor of the run may listen to it: many listeners are expected.
+    setMaxListeners(0, signal);
+    this.#signal = signal;
+    return signal;
+  }
+
+  /** Stops the run with `reason`, unless it has stopped already (then its first reason stays). */
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+  }
+}
+
+/**
+ * `{ signal }` whose signal is made when first read: options for a prompt backend, a tool pass's
+ * input. `signal` is an own, enumerable property, so a wrapper that spreads the object
+ * (`{ ...options, … }`) still passes it on. It is defined with one shared descriptor: an object
+ * literal with a getter is built on a slow path, and a run makes one for every prompt and pass.
+ */
+export class SignalOnRead {
+  declare readonly signal: AbortSignal;
+  readonly #from: { readonly signal: AbortSignal } | AbortSignal;
+
+  static readonly #signal: PropertyDescriptor = {
+    enumerable: true,
+    get(this: SignalOnRead): AbortSignal {
+      const from = this.#from;
+      return from instanceof AbortSignal ? from : from.signal;
+    },
+  };
+
+  /** `from`: the signal, or what makes it on demand (a run's {@link RunAbort}, another input). */
+  constructor(from: { readonly signal: AbortSignal } | AbortSignal) {
+    this.#from = from;
+    Object.defineProperty(this, "signal", SignalOnRead.#signal);
+  }
+}
+
+/** What one pass of a tool receives, with the run's signal made when read. */
+export class PassInput extends SignalOnRead implements ExecuteInput {
+  readonly call: ToolCall;
+  readonly answers: Answers;
+
+  constructor(call: ToolCall, answers: Answers, abort: RunAbort) {
+    super(abort);
+    this.call = call;
+    this.answers = answers;
+  }
+}
