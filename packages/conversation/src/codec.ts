@@ -203,13 +203,15 @@ export function createEvent<T extends ConversationEventType>(
     timestamp: given.timestamp === undefined ? formatTimestamp() : given.timestamp,
     type,
   };
-  for (const key of own(FIELD_ORDER, type) ?? []) {
+  const order = own(FIELD_ORDER, type) ?? [];
+  for (const key of order) {
     if (Object.hasOwn(given, key)) event[key] = given[key];
   }
+  // Fields of no known place follow as given; the known ones (a handful) were copied above.
   for (const key in given) {
-    if (!Object.hasOwn(event, key) && key !== "metadata" && Object.hasOwn(given, key)) {
-      setOwn(event, key, given[key]);
-    }
+    if (key === "timestamp" || key === "type" || key === "metadata" || order.includes(key))
+      continue;
+    if (Object.hasOwn(given, key)) setOwn(event, key, given[key]);
   }
   const { metadata } = given;
   if (isPlainObject(metadata) && Object.keys(metadata).length > 0) event.metadata = metadata;

@@ -21,16 +21,21 @@ export class TurnState {
   readonly remembered_tool_answers = new Map<string, JsonValue>();
   /** Remembered run/skip decisions, keyed `<tool_name>.__permission__` (`true` = run). */
   readonly remembered_permission_decisions = new Map<string, boolean>();
-  readonly #attempts = new Map<string, number>();
+  // By tool call id, then question id: no key string to build and hash on every question.
+  readonly #attempts = new Map<string, Map<string, number>>();
 
   /**
    * The next 1-based attempt for `(toolCallId, questionId)` in this turn. Each recorded
    * inquiry takes one, so ids stay unique even when a provider reuses a tool call id.
    */
   nextInquiryAttempt(toolCallId: string, questionId: string): number {
-    const key = `${toolCallId}\u0000${questionId}`;
-    const next = (this.#attempts.get(key) ?? 0) + 1;
-    this.#attempts.set(key, next);
+    let questions = this.#attempts.get(toolCallId);
+    if (questions === undefined) {
+      questions = new Map();
+      this.#attempts.set(toolCallId, questions);
+    }
+    const next = (questions.get(questionId) ?? 0) + 1;
+    questions.set(questionId, next);
     return next;
   }
 
@@ -39,10 +44,9 @@ export class TurnState {
     return {
       remembered_tool_answers: ownRecord(this.remembered_tool_answers),
       remembered_permission_decisions: ownRecord(this.remembered_permission_decisions),
-      attempts: [...this.#attempts].map(([key, attempt]) => {
-        const [call = "", question = ""] = key.split("\u0000");
-        return [call, question, attempt] as const;
-      }),
+      attempts: [...this.#attempts].flatMap(([call, questions]) =>
+        [...questions].map(([question, attempt]) => [call, question, attempt] as const),
+      ),
     };
   }
 
@@ -56,7 +60,9 @@ export class TurnState {
       turn.remembered_permission_decisions.set(key, value);
     }
     for (const [call, question, attempt] of json.attempts) {
-      turn.#attempts.set(`${call}\u0000${question}`, attempt);
+      const questions = turn.#attempts.get(call) ?? new Map<string, number>();
+      questions.set(question, attempt);
+      turn.#attempts.set(call, questions);
     }
     return turn;
   }

@@ -1,5 +1,6 @@
 import { setMaxListeners } from "node:events";
-import type { Answers, ExecuteInput, ToolCall } from "../backends/executor.js";
+import type { JsonObject } from "@jp/conversation";
+import type { Answers, BuiltinToolInput, ExecuteInput, ToolCall } from "../backends/executor.js";
 
 /** Whether something stopped, and why: what `abortCause` and the prompt queue read. */
 export interface Stopped {
@@ -7,11 +8,15 @@ export interface Stopped {
   readonly reason: unknown;
 }
 
+// How many inputs and options a run hands out with its signal deferred before it makes one.
+const DEFERRALS = 8;
+
 /**
  * What stops a run: the host's signal, or a person ending the turn. Its `AbortSignal` is made
  * only when some code asks for one (a prompt backend, an executor, a tool reading `signal`):
  * making a signal costs more than the rest of a question round, and most rounds never read it.
- * Until then `aborted` and `reason` answer as the signal would: the first abort wins.
+ * A run of many rounds makes it after a few (see {@link RunAbort.signalIfDue}). Until it is made,
+ * `aborted` and `reason` answer as the signal would: the first abort wins.
  */
 export class RunAbort implements Stopped {
   readonly #outer: AbortSignal | undefined;
@@ -19,6 +24,7 @@ export class RunAbort implements Stopped {
   #signal: AbortSignal | undefined;
   #aborted = false;
   #reason: unknown;
+  #deferred = 0;
 
   /** `outer`: a signal the run follows (the host's); the run also stops on {@link abort}. */
   constructor(outer?: AbortSignal) {
@@ -49,6 +55,16 @@ export class RunAbort implements Stopped {
     return signal;
   }
 
+  /**
+   * The signal when handing it out as a plain value is the cheaper choice: once it is made, or
+   * once the run has deferred it {@link DEFERRALS} times (a run of many rounds pays for the signal
+   * once rather than for a deferral on every round). `undefined`: defer it.
+   */
+  signalIfDue(): AbortSignal | undefined {
+    if (this.#signal !== undefined || ++this.#deferred > DEFERRALS) return this.signal;
+    return undefined;
+  }
+
   /** Stops the run with `reason`, unless it has stopped already (then its first reason stays). */
   abort(reason: unknown): void {
     if (this.aborted) return;
@@ -77,20 +93,32 @@ export class SignalOnRead {
   };
 
   /** `from`: the signal, or what makes it on demand (a run's {@link RunAbort}, another input). */
-  constructor(from: { readonly signal: AbortSignal } | AbortSignal) {
+  constructor(from: { readonly signal: AbortSignal } | RunAbort | AbortSignal) {
     this.#from = from;
-    Object.defineProperty(this, "signal", SignalOnRead.#signal);
+    const due =
+      from instanceof AbortSignal
+        ? from
+        : from instanceof RunAbort
+          ? from.signalIfDue()
+          : undefined;
+    if (due === undefined) Object.defineProperty(this, "signal", SignalOnRead.#signal);
+    else (this as { signal: AbortSignal }).signal = due;
   }
 }
 
-/** What one pass of a tool receives, with the run's signal made when read. */
-export class PassInput extends SignalOnRead implements ExecuteInput {
+/**
+ * What one pass of a tool receives, with the run's signal made when read. It is also a built-in
+ * tool's input (`arguments` is the call's), so the built-in executor passes it on as it is.
+ */
+export class PassInput extends SignalOnRead implements ExecuteInput, BuiltinToolInput {
   readonly call: ToolCall;
+  readonly arguments: JsonObject;
   readonly answers: Answers;
 
   constructor(call: ToolCall, answers: Answers, abort: RunAbort) {
     super(abort);
     this.call = call;
+    this.arguments = call.arguments;
     this.answers = answers;
   }
 }

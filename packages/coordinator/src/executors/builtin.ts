@@ -13,7 +13,7 @@ import type {
 } from "../backends/executor.js";
 import { layerToolsConfigs } from "../config/layering.js";
 import type { ToolConfig, ToolsConfig } from "../config/schema.js";
-import { SignalOnRead } from "../coordinator/run-abort.js";
+import { PassInput, SignalOnRead } from "../coordinator/run-abort.js";
 
 /** The recorded source of a built-in's questions: its own declaration, else the tool. */
 export function builtinInquirySource(name: string, tool: BuiltinTool): InquirySource {
@@ -87,7 +87,7 @@ class BuiltinPass extends SignalOnRead implements BuiltinToolInput {
 export function builtinExecutor(name: string, tool: BuiltinTool): Executor {
   return {
     async execute(input) {
-      const ran = tool.execute(new BuiltinPass(input));
+      const ran = tool.execute(input instanceof PassInput ? input : new BuiltinPass(input));
       // Most built-ins answer synchronously: no extra tick for them.
       return toExecutorResult(name, tool, ran instanceof Promise ? await ran : ran);
     },

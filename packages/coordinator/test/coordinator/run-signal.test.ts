@@ -42,6 +42,41 @@ describe("the run's signal, made when read", () => {
     expect(seen).toEqual(["shutting down"]);
   });
 
+  it("after many rounds, when the run has made its signal, a spread input still carries it", async () => {
+    const host = new AbortController();
+    const waiting = deferred();
+    const reasons: unknown[] = [];
+    // Twelve questions, then a pass that waits on a copy of its input for the host's abort.
+    const tool = new MockExecutor(async (input) => {
+      const next = Object.keys(input.answers).length;
+      if (next < 12) return { type: "needs_input", question: booleanQuestion(`q${next}`) };
+      const copy = { ...input };
+      waiting.resolve();
+      await new Promise<void>((resolve) =>
+        copy.signal.addEventListener("abort", () => resolve(), { once: true }),
+      );
+      reasons.push(copy.signal.reason);
+      return { type: "success", content: "stopped" };
+    });
+    const yes: PromptBackend = {
+      isHumanReachable: () => true,
+      ask: async () => ({ type: "answer", value: true }) as never,
+    };
+    const { coordinator } = coordinatorFor({
+      tools: UNATTENDED,
+      executors: new MockExecutorSource({ work: tool }),
+      prompts: yes,
+    });
+    const running = coordinator.run([call("c1", "work")], {
+      turn: new TurnState(),
+      signal: host.signal,
+    });
+    await waiting.promise;
+    host.abort("shutting down");
+    await running;
+    expect(reasons).toEqual(["shutting down"]);
+  });
+
   it("a built-in reading `signal` after the host aborted gets an aborted signal", async () => {
     const host = new AbortController();
     const observed: { aborted: boolean; reason: unknown }[] = [];
@@ -104,7 +139,7 @@ describe("the run's signal, made when read", () => {
       isHumanReachable: () => true,
       ask: (_request: PromptRequest, options: AskOptions) =>
         new Promise((resolve) => {
-          options.signal.addEventListener("abort", () => resolve({ type: "cancelled" }), {
+          options.signal.addEventListener("abort", () => resolve({ type: "cancelled" } as never), {
             once: true,
           });
           shown.resolve();
