@@ -79,13 +79,13 @@ export abstract class ElicitingCall implements CallSession {
   abstract suspend(): SuspendedRound | undefined;
 
   /**
-   * Walks one elicitation: the next question to ask, or `undefined` once its response is sent
-   * (after opening a consented URL).
+   * Walks one elicitation: the next question to ask, or `undefined` once its response is sent.
+   * Only a URL the person consented to open is awaited (the response is sent once it opened).
    */
-  protected async walk(
+  protected walk(
     pending: PendingElicitation,
     answers: Answers,
-  ): Promise<ExecutorResult | undefined> {
+  ): ExecutorResult | Promise<undefined> | undefined {
     const step = stepElicitation(pending.plan, answers, this.prompted);
     if (step.type === "ask") {
       return {
@@ -95,16 +95,24 @@ export abstract class ElicitingCall implements CallSession {
         form: step.form,
       };
     }
-    if (step.open !== undefined) {
-      try {
-        await this.host.openUrl?.(step.open);
-      } catch {
-        // The person said yes but the page did not open: nobody decided against it.
-        pending.respond({ action: "cancel", _meta: decisionMeta("host", "backend_error") });
-        return undefined;
-      }
-    }
+    if (step.open !== undefined) return this.#open(pending, step.open, step.response);
     pending.respond(step.response);
+    return undefined;
+  }
+
+  async #open(
+    pending: PendingElicitation,
+    url: string,
+    response: ElicitResponse,
+  ): Promise<undefined> {
+    try {
+      await this.host.openUrl?.(url);
+    } catch {
+      // The person said yes but the page did not open: nobody decided against it.
+      pending.respond({ action: "cancel", _meta: decisionMeta("host", "backend_error") });
+      return undefined;
+    }
+    pending.respond(response);
     return undefined;
   }
 

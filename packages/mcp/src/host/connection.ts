@@ -18,7 +18,8 @@ import { err, ok, type Result } from "neverthrow";
 import type { McpConnectError } from "../errors.js";
 import type { CallSession, SessionHost } from "./call-session.js";
 import { type ElicitResponse, planElicitation } from "./elicitation.js";
-import { PushCall } from "./push-call.js";
+import { LineSlot } from "./line.js";
+import { type LinePlace, PushCall } from "./push-call.js";
 import { RoundCall } from "./round-call.js";
 import { readSuspendedCall, type SuspendedMcpCall, writeSuspendedCall } from "./suspended-call.js";
 
@@ -140,10 +141,22 @@ class Connection implements McpConnection {
   // The conversations of the attached coordinators that gave one, with how many attached them.
   readonly #streams = new Map<ConversationStream, number>();
   #attached = 0;
+  // Executors by model-facing tool name: one per tool, shared by its calls.
+  readonly #executors = new Map<string, Executor>();
   // 2025-era calls run one at a time: a pushed elicitation names no call.
-  #line: Promise<void> = Promise.resolve();
-  #lineHolder: { released: boolean } | undefined;
+  #lastSlot: LineSlot | undefined;
   #current: PushCall | undefined;
+  readonly #enterLine = (call: PushCall) => {
+    this.#current = call;
+  };
+  readonly #leaveLine = (call: PushCall) => {
+    if (this.#current === call) this.#current = undefined;
+  };
+  #lineAbort = new AbortController();
+  readonly #lineController = () => {
+    if (this.#lineAbort.signal.aborted) this.#lineAbort = new AbortController();
+    return this.#lineAbort;
+  };
 
   constructor(options: McpServerOptions) {
     this.#options = options;
@@ -193,6 +206,7 @@ class Connection implements McpConnection {
       const prefix = this.#options.prefix ?? "";
       this.tools = listed.tools.map((tool) => {
         this.#remote.set(`${prefix}${tool.name}`, tool.name);
+        this.#executors.set(`${prefix}${tool.name}`, this.#executorOf(tool.name));
         return {
           name: `${prefix}${tool.name}`,
           description: tool.description ?? "",
@@ -207,11 +221,18 @@ class Connection implements McpConnection {
   }
 
   executorFor(call: ToolCall, _config: ResolvedToolConfig): Executor | undefined {
-    const remote = this.#remote.get(call.name);
-    if (remote === undefined) return undefined;
+    return this.#executors.get(call.name);
+  }
+
+  #executorOf(remote: string): Executor {
     return {
-      execute: async ({ call, answers, signal }) =>
-        this.#session(call, remote).pass(answers, signal),
+      execute: ({ call, answers, signal }) => {
+        try {
+          return this.#session(call, remote).pass(answers, signal);
+        } catch (error) {
+          return Promise.reject(error);
+        }
+      },
     };
   }
 
@@ -224,7 +245,8 @@ class Connection implements McpConnection {
     const onAnswered: Parameters<typeof coordinator.on<"prompt-answered">>[1] = (e) => {
       if (e.request.kind !== "question" || e.outcome !== "answer") return;
       if (!this.#remote.has(e.request.tool_name)) return;
-      this.#promptedIn(e.request.tool_call_id).add(e.request.question.id);
+      const callId = e.request.tool_call_id;
+      (this.#sessions.get(callId)?.prompted ?? this.#promptedIn(callId)).add(e.request.question.id);
     };
     const stream = options.stream;
     const onState: Parameters<typeof coordinator.on<"tool-state">>[1] = (e) => {
@@ -232,7 +254,7 @@ class Connection implements McpConnection {
       else if (e.state === "completed") {
         this.#sessions.get(e.tool_call_id)?.end();
         this.#sessions.delete(e.tool_call_id);
-        this.#prompted.delete(e.tool_call_id);
+        if (this.#prompted.size > 0) this.#prompted.delete(e.tool_call_id);
       }
     };
     if (stream !== undefined) this.#streams.set(stream, (this.#streams.get(stream) ?? 0) + 1);
@@ -273,7 +295,7 @@ class Connection implements McpConnection {
   #suspend(callId: string, stream: ConversationStream | undefined): void {
     const session = this.#sessions.get(callId);
     if (session === undefined) return;
-    const prompted = this.#prompted.get(callId);
+    const prompted = session.prompted;
     // Suspended after its tool finished (at the delivery of its result): nothing to go on with.
     if (session.finished) {
       session.end();
@@ -291,7 +313,7 @@ class Connection implements McpConnection {
       v: 1,
       server: this.name,
       tool: session.remoteName,
-      prompted: [...(prompted ?? [])],
+      prompted: [...prompted],
       ...(round === undefined ? {} : { round }),
     });
   }
@@ -326,7 +348,9 @@ class Connection implements McpConnection {
     if (existing !== undefined) return existing;
     const refused = (message: string) => this.#refuse(message, call.id);
     const restored = this.#streams.size === 0 ? undefined : this.#restore(call.id, remote);
-    const prompted = this.#promptedIn(call.id);
+    // Answers given before the call ran (a resumed call's pending question) become the session's.
+    const prompted = this.#prompted.get(call.id) ?? new Set<string>();
+    if (this.#prompted.size > 0) this.#prompted.delete(call.id);
     for (const id of restored?.prompted ?? []) prompted.add(id);
     const session =
       this.era === "modern"
@@ -342,73 +366,27 @@ class Connection implements McpConnection {
     return session;
   }
 
-  // A 2025-era call waits for the line before its first pass and frees it once settled.
+  // A 2025-era call takes the next place in the line: it runs once the call before has left.
   #lined(call: ToolCall, remote: string, prompted: Set<string>): CallSession {
-    const push = new PushCall(this.#host, call, remote, {
+    const line: LinePlace = {
+      previous: this.#lastSlot,
+      slot: new LineSlot(),
+      enter: this.#enterLine,
+      leave: this.#leaveLine,
+      controller: this.#lineController,
+    };
+    this.#lastSlot = line.slot;
+    return new PushCall(this.#host, call, remote, {
       client: this.#client,
       maxPending: this.#options.maxPendingElicitations ?? DEFAULTS.maxPending,
       prompted,
+      line,
     });
-    const previous = this.#line;
-    const before = this.#lineHolder;
-    const holder = { released: false };
-    let resolveLine: () => void = () => undefined;
-    this.#line = new Promise<void>((resolve) => {
-      resolveLine = resolve;
-    });
-    this.#lineHolder = holder;
-    const release = () => {
-      holder.released = true;
-      resolveLine();
-    };
-    let entered = false;
-    return {
-      prompted: push.prompted,
-      remoteName: remote,
-      get finished() {
-        return push.finished;
-      },
-      pass: async (answers, signal) => {
-        if (!entered) {
-          entered = true;
-          // A free line is entered at once, without waiting on a promise.
-          if ((before !== undefined && !before.released) || signal.aborted) {
-            await waitOrAbort(previous, signal).catch((error: unknown) => {
-              release();
-              throw error;
-            });
-          }
-          this.#current = push;
-        }
-        const result = await push.pass(answers, signal).catch((error: unknown) => {
-          this.#free(push, release);
-          throw error;
-        });
-        if (result.type === "completed") this.#free(push, release);
-        return result;
-      },
-      closed: (questionId, reason) => push.closed(questionId, reason),
-      end: () => {
-        push.end();
-        if (!entered) release();
-        else this.#free(push, release);
-      },
-      suspend: () => {
-        push.suspend();
-        if (!entered) release();
-        else this.#free(push, release);
-        return undefined;
-      },
-    };
   }
 
-  #free(push: PushCall, release: () => void): void {
-    if (this.#current === push) this.#current = undefined;
-    // The next call starts only once the server has let go of this one.
-    void push.settled.then(release);
-  }
-
-  async #pushed(params: unknown, signal: AbortSignal): Promise<ElicitResponse> {
+  // Throws (the SDK answers with the error) or returns the response to come, without a promise
+  // of its own.
+  #pushed(params: unknown, signal: AbortSignal): Promise<ElicitResponse> {
     const call = this.#current;
     if (call === undefined || !call.live) {
       const message = "elicitation is answered only while one of this client's tool calls runs";
@@ -439,18 +417,6 @@ class Connection implements McpConnection {
       message,
     });
   }
-}
-
-function waitOrAbort(promise: Promise<void>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    });
-  });
 }
 
 /** `<tool_call_id>.<question_id>.<attempt>`: the call id may hold dots, the other two never do. */

@@ -5,7 +5,7 @@ import { err, ok, type Result } from "neverthrow";
 import { type DecidedBy, decisionMeta } from "../decision.js";
 import type { UnsupportedElicitation } from "../errors.js";
 import { describeValue, isPlainObject } from "../internal/json.js";
-import { elicitationContent, type FormField, questionsForElicitation } from "./form-questions.js";
+import { type FormField, fieldContent, questionsForElicitation } from "./form-questions.js";
 import { type CheckedUrl, checkElicitationUrl } from "./url-check.js";
 
 /** The options of the question that opens every elicitation: go on, or decline. */
@@ -23,6 +23,9 @@ export interface ElicitResponse {
   readonly content?: JsonObject;
   readonly _meta?: JsonObject;
 }
+
+// An id that needs no cleaning: the common case, tested without building a new string.
+const PLAIN_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * Hands out question ids unique within one tool call: a field keeps its name when it can (so a
@@ -42,7 +45,9 @@ export class QuestionIds {
   }
 
   take(base: string): string {
-    const clean = base.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64) || "field";
+    const clean = PLAIN_ID.test(base)
+      ? base
+      : base.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64) || "field";
     let id = clean;
     for (let n = 2; this.#used.has(id); n++) id = `${clean}_${n}`;
     this.#used.add(id);
@@ -61,7 +66,12 @@ export interface Asker {
 type FormPlan = {
   readonly mode: "form";
   readonly gate: Question;
-  readonly fields: readonly { readonly id: string; readonly field: FormField }[];
+  /** Each field with its id and the question that asks it (the field's question with the id). */
+  readonly fields: readonly {
+    readonly id: string;
+    readonly field: FormField;
+    readonly question: Question;
+  }[];
 };
 type UrlPlan = { readonly mode: "url"; readonly gate: Question; readonly url: CheckedUrl };
 
@@ -107,14 +117,47 @@ export function planElicitation(
       message: `unknown elicitation mode ${describeValue(params.mode)}`,
     });
   }
-  const fields = questionsForElicitation(params.requestedSchema, { server: asker.server });
+  const fields = fieldsOf(params.requestedSchema, asker.server);
   if (fields.isErr()) return err(fields.error);
   const gate = formGate(ids.take(FORM_GATE_ID), message, asker, fields.value);
   return ok({
     mode: "form",
     gate,
-    fields: fields.value.map((field) => ({ id: ids.take(field.name), field })),
+    fields: fields.value.map((field) => {
+      const id = ids.take(field.name);
+      return { id, field, question: { id, ...field.question } };
+    }),
   });
+}
+
+// Servers ask the same forms again and again: a form's mapped fields are kept by the schema's
+// JSON (a few dozen forms, small ones), so a repeated form is not checked and mapped anew.
+const FIELDS_CACHE_SIZE = 64;
+const FIELDS_CACHE_KEY_MAX = 4096;
+const fieldsCache = new Map<string, readonly FormField[]>();
+
+function fieldsOf(
+  requestedSchema: unknown,
+  server: string,
+): Result<readonly FormField[], UnsupportedElicitation> {
+  let key: string | undefined;
+  try {
+    key = `${server}\u0000${JSON.stringify(requestedSchema)}`;
+  } catch {
+    key = undefined;
+  }
+  const cacheable = key !== undefined && key.length <= FIELDS_CACHE_KEY_MAX;
+  const cached = cacheable ? fieldsCache.get(key as string) : undefined;
+  if (cached !== undefined) return ok(cached);
+  const fields = questionsForElicitation(requestedSchema, { server });
+  if (cacheable && fields.isOk()) {
+    if (fieldsCache.size >= FIELDS_CACHE_SIZE) {
+      const oldest = fieldsCache.keys().next().value;
+      if (oldest !== undefined) fieldsCache.delete(oldest);
+    }
+    fieldsCache.set(key as string, fields.value);
+  }
+  return fields;
 }
 
 function formGate(
@@ -176,22 +219,21 @@ export function stepElicitation(
       open: plan.url.href,
     };
   }
-  const collected = new Map<string, JsonValue>();
-  for (const [i, { id, field }] of plan.fields.entries()) {
+  const { fields } = plan;
+  const entries: [string, JsonValue][] = [];
+  for (let i = 0; i < fields.length; i++) {
+    const { id, field, question } = fields[i] as FormPlan["fields"][number];
     const answer = answerOf(answers, id);
-    if (answer === undefined) {
-      return { type: "ask", question: { id, ...field.question }, form: { index: i + 2, total } };
-    }
-    collected.set(field.name, answer);
+    if (answer === undefined) return { type: "ask", question, form: { index: i + 2, total } };
+    const value = fieldContent(field, answer);
+    if (value !== undefined) entries.push([field.name, value]);
   }
   return {
     type: "respond",
     response: {
       action: "accept",
-      content: elicitationContent(
-        plan.fields.map(({ field }) => field),
-        collected,
-      ),
+      // fromEntries defines own properties, so a field named "__proto__" stays a field.
+      content: Object.fromEntries(entries),
       _meta: decisionMeta(by),
     },
   };

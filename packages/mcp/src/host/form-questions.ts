@@ -400,11 +400,17 @@ export function elicitationContent(
   for (const field of fields) {
     const answer = answers.get(field.name);
     if (answer === undefined) continue;
-    if (!field.required && (answer === null || answer === "")) continue;
-    entries.push([field.name, wireValue(answer, field.values)]);
+    const value = fieldContent(field, answer);
+    if (value !== undefined) entries.push([field.name, value]);
   }
   // fromEntries defines own properties, so a field named "__proto__" stays a field.
   return Object.fromEntries(entries);
+}
+
+/** What one field's answer sends in the `accept` content, or undefined when it is left out. */
+export function fieldContent(field: FormField, answer: JsonValue): JsonValue | undefined {
+  if (!field.required && (answer === null || answer === "")) return undefined;
+  return wireValue(answer, field.values);
 }
 
 function wireValue(

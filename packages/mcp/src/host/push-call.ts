@@ -7,6 +7,7 @@ import {
   type SessionHost,
 } from "./call-session.js";
 import type { ElicitationPlan, ElicitResponse } from "./elicitation.js";
+import type { LineSlot } from "./line.js";
 import { completedFromToolResult } from "./tool-result.js";
 
 // setTimeout's ceiling (about 24.8 days); the watchdog below is the real limit.
@@ -14,6 +15,23 @@ const NO_SDK_TIMEOUT = 2 ** 31 - 1;
 
 /** Why a pushed elicitation was not queued. */
 export type QueueRefusal = "ended" | "full";
+
+/** A call's place in its connection's line: 2025-era calls run one at a time. */
+export interface LinePlace {
+  /** The slot of the call before this one, released once the server let go of that call. */
+  readonly previous: LineSlot | undefined;
+  /** This call's slot, released once the server has let go of this call. */
+  readonly slot: LineSlot;
+  /** The call took the line: pushed elicitations are now its own. */
+  readonly enter: (call: PushCall) => void;
+  /** The call has left the line: no pushed elicitation is its own any more. */
+  readonly leave: (call: PushCall) => void;
+  /**
+   * The controller that stops the line's call in flight: one serves every call in turn, since
+   * only one runs at a time; a stopped call's controller is never handed out again.
+   */
+  readonly controller: () => AbortController;
+}
 
 /**
  * A tool call on a 2025-era connection: the server pushes `elicitation/create` requests while
@@ -23,11 +41,16 @@ export type QueueRefusal = "ended" | "full";
 export class PushCall extends ElicitingCall {
   readonly #client: Client;
   readonly #maxPending: number;
-  readonly #queue: PendingElicitation[] = [];
-  readonly #abort = new AbortController();
+  readonly #queue: Pushed[] = [];
+  #abort: AbortController | undefined;
+  readonly #line: LinePlace | undefined;
   #result: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined;
   #started = false;
   #ended = false;
+  // Line state: entered it, left it, and whether the server has let go of the call.
+  #entered = false;
+  #left = false;
+  #settled = true;
   #wake: (() => void) | undefined;
   #signal: AbortSignal | undefined;
   #onAbort: (() => void) | undefined;
@@ -45,11 +68,14 @@ export class PushCall extends ElicitingCall {
       readonly maxPending: number;
       /** Question ids a person answered at a prompt, shared with the connection. */
       readonly prompted?: Set<string>;
+      /** Where the call waits its turn; without it the call runs at once. */
+      readonly line?: LinePlace;
     },
   ) {
     super(host, call, remoteName, options.prompted);
     this.#client = options.client;
     this.#maxPending = options.maxPending;
+    this.#line = options.line;
   }
 
   get finished(): boolean {
@@ -64,30 +90,31 @@ export class PushCall extends ElicitingCall {
   /** Queues a pushed elicitation; resolves with the response the server gets. */
   enqueue(plan: ElicitationPlan, signal: AbortSignal): Promise<ElicitResponse> | QueueRefusal {
     if (!this.live) return "ended";
+    if (this.#queue.length >= this.#maxPending) this.#dropWithdrawn();
     if (this.#queue.length >= this.#maxPending) return "full";
     return new Promise((resolve) => {
-      const pending: PendingElicitation = {
-        plan,
-        respond: (response) => {
-          const at = this.#queue.indexOf(pending);
-          if (at === -1) return;
-          this.#queue.splice(at, 1);
-          signal.removeEventListener("abort", withdrawn);
-          if (this.#queue.length === 0) this.#arm();
-          resolve(response);
-          this.#notify();
-        },
-      };
-      // The server gave up on its own request: drop it; nobody is told anything.
-      const withdrawn = () => pending.respond(hostCancel("interrupted"));
-      signal.addEventListener("abort", withdrawn, { once: true });
+      const pending = new Pushed(this, plan, signal, resolve);
       this.#queue.push(pending);
       this.#disarm();
       this.#notify();
     });
   }
 
+  /** Sends the server `response` to a queued elicitation; later responses to it do nothing. */
+  respondTo(pending: Pushed, response: ElicitResponse): void {
+    const at = this.#queue.indexOf(pending);
+    if (at === -1) return;
+    this.#queue.splice(at, 1);
+    if (this.#queue.length === 0) this.#arm();
+    pending.resolve(response);
+    this.#notify();
+  }
+
   async pass(answers: Answers, signal: AbortSignal): Promise<ExecutorResult> {
+    if (!this.#entered) {
+      const waiting = this.#enter(signal);
+      if (waiting !== undefined) await waiting;
+    }
     if (!this.#started) this.#start();
     this.#follow(signal);
     this.#inPass = true;
@@ -96,13 +123,23 @@ export class PushCall extends ElicitingCall {
         if (signal.aborted) throw signal.reason;
         const head = this.#queue[0];
         if (head !== undefined) {
-          const asked = await this.walk(head, answers);
-          if (asked !== undefined) return asked;
-          continue;
+          if (head.withdrawn) {
+            head.respond(hostCancel("interrupted"));
+            continue;
+          }
+          // Only a URL the person consented to open is awaited; a form is walked at once.
+          const asked = this.walk(head, answers);
+          if (asked === undefined) continue;
+          if (asked instanceof Promise) {
+            await asked;
+            continue;
+          }
+          return asked;
         }
         const result = this.#result;
         if (result !== undefined) {
           this.#ended = true;
+          this.#leave();
           if (result.ok) return completedFromToolResult(result.value);
           if (signal.aborted) throw signal.reason;
           return this.failed(describeFailure(result.error, this.host.serverTimeoutMs));
@@ -111,9 +148,46 @@ export class PushCall extends ElicitingCall {
           this.#wake = resolve;
         });
       }
+    } catch (error) {
+      this.#leave();
+      throw error;
     } finally {
       this.#inPass = false;
     }
+  }
+
+  // Takes the line: a free one at once, without a promise; a held one once the call before has
+  // left it. A pass aborted before it entered gives its place up once the call before has left.
+  #enter(signal: AbortSignal): Promise<void> | undefined {
+    this.#entered = true;
+    const line = this.#line;
+    if (line === undefined) return undefined;
+    const previous = line.previous;
+    if (signal.aborted || (previous !== undefined && !previous.released)) {
+      return (previous?.wait(signal) ?? Promise.reject(signal.reason)).then(
+        () => line.enter(this),
+        (error: unknown) => {
+          this.#left = true;
+          line.slot.releaseAfter(previous);
+          throw error;
+        },
+      );
+    }
+    line.enter(this);
+    return undefined;
+  }
+
+  // The call leaves the line; the next call starts only once the server has let go of this one.
+  #leave(): void {
+    const line = this.#line;
+    if (this.#left || line === undefined) return;
+    this.#left = true;
+    if (!this.#entered) {
+      line.slot.releaseAfter(line.previous);
+      return;
+    }
+    line.leave(this);
+    if (this.#settled) line.slot.release();
   }
 
   // The coordinator hands each pass of a call the same signal: it is followed once per call, not
@@ -154,51 +228,67 @@ export class PushCall extends ElicitingCall {
       this.#ended = true;
       this.#stop(new Suspended());
     }
+    this.#leave();
     return undefined;
   }
 
   end(): void {
     this.#unfollow();
-    if (this.#ended) return;
-    this.#ended = true;
-    this.#stop(new Error("the tool call ended"));
+    if (!this.#ended) {
+      this.#ended = true;
+      this.#stop(new Error("the tool call ended"));
+    }
+    this.#leave();
   }
-
-  /** Settles when the server has answered `tools/call` (or the call was stopped). */
-  get settled(): Promise<void> {
-    return this.#settled;
-  }
-
-  #settled: Promise<void> = Promise.resolve();
 
   #start(): void {
     this.#started = true;
+    this.#settled = false;
     this.#arm();
-    this.#settled = this.#client
+    const abort = this.#line === undefined ? new AbortController() : this.#line.controller();
+    this.#abort = abort;
+    this.#client
       .callTool(
         { name: this.remoteName, arguments: this.call.arguments },
-        { signal: this.#abort.signal, timeout: NO_SDK_TIMEOUT },
+        { signal: abort.signal, timeout: NO_SDK_TIMEOUT },
       )
       .then(
-        (value) => {
-          this.#result = { ok: true, value };
-        },
-        (error: unknown) => {
-          this.#result = { ok: false, error: this.#abort.signal.reason ?? error };
-        },
-      )
-      .finally(() => {
-        this.#clearWatchdog();
-        for (const pending of [...this.#queue]) pending.respond(hostCancel("interrupted"));
-        this.#notify();
-      });
+        (value) => this.#settle({ ok: true, value }),
+        (error: unknown) => this.#settle({ ok: false, error: abort.signal.reason ?? error }),
+      );
+  }
+
+  // The server answered `tools/call` (or the call was stopped): what still waits is released.
+  #settle(result: { ok: true; value: unknown } | { ok: false; error: unknown }): void {
+    this.#result = result;
+    this.#settled = true;
+    this.#clearWatchdog();
+    this.#cancelQueued("interrupted");
+    this.#notify();
+    if (this.#left && this.#line !== undefined) this.#line.slot.release();
   }
 
   // Everything left unanswered is released as the host's cancel, and the server is told to stop.
   #stop(reason: unknown): void {
-    for (const pending of [...this.#queue]) pending.respond(hostCancel(cancelReason(reason)));
-    if (!this.#abort.signal.aborted) this.#abort.abort(reason);
+    this.#cancelQueued(cancelReason(reason));
+    // Only a request in flight is stopped: the controller may serve the next call after this one.
+    const abort = this.#abort;
+    if (abort !== undefined && !this.#settled && !abort.signal.aborted) abort.abort(reason);
     this.#notify();
+  }
+
+  // The server gave up on these requests (their signals aborted): they are dropped, and nobody is
+  // told anything (the SDK sends nothing for a withdrawn request). Found when the call walks its
+  // queue or the queue is full, rather than by a listener on every request.
+  #dropWithdrawn(): void {
+    for (const pending of this.#queue.filter((queued) => queued.withdrawn)) {
+      pending.respond(hostCancel("interrupted"));
+    }
+  }
+
+  #cancelQueued(reason: string): void {
+    if (this.#queue.length === 0) return;
+    for (const pending of [...this.#queue]) pending.respond(hostCancel(reason));
   }
 
   // The server's own working time is limited; time a person spends answering is not counted.
@@ -231,6 +321,25 @@ export class PushCall extends ElicitingCall {
     const wake = this.#wake;
     this.#wake = undefined;
     wake?.();
+  }
+}
+
+/** A pushed elicitation waiting in its call's queue. */
+export class Pushed implements PendingElicitation {
+  constructor(
+    readonly call: PushCall,
+    readonly plan: ElicitationPlan,
+    readonly signal: AbortSignal,
+    readonly resolve: (response: ElicitResponse) => void,
+  ) {}
+
+  /** Whether the server gave up on the request (a cancellation, its own timeout, a close). */
+  get withdrawn(): boolean {
+    return this.signal.aborted;
+  }
+
+  respond(response: ElicitResponse): void {
+    this.call.respondTo(this, response);
   }
 }
 

@@ -91,8 +91,9 @@ export class RoundCall extends ElicitingCall {
         const round = this.#round;
         for (const { key, pending } of round.entries) {
           if (round.responses.has(key)) continue;
-          const asked = await this.walk(pending, answers);
-          if (asked !== undefined) return asked;
+          const asked = this.walk(pending, answers);
+          if (asked instanceof Promise) await asked;
+          else if (asked !== undefined) return asked;
         }
         if (this.#legs >= this.#maxRounds) {
           return this.#fail(`the server still asked for input after ${this.#maxRounds} rounds`);

@@ -118,6 +118,34 @@ describe("form controls on a pushed elicitation", () => {
     expect(unpaired(stream)).toEqual([]);
   });
 
+  it("a form the server withdraws is dropped: its other questions are never asked", async () => {
+    const slowAccept = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      return answer("accept");
+    };
+    const human = new MockPromptBackend({
+      questions: [slowAccept, answer("accept"), answer("octocat")],
+    });
+    const { stream } = await run(server, [{ id: "w1", name: "withdraws" }], { prompts: human });
+    expect(inquiries(stream)).toEqual([
+      ["w1.respond.1", "accept"],
+      ["w1.respond_2.1", "accept"],
+      ["w1.name_2.1", "octocat"],
+    ]);
+    expect(log.read()).toEqual([
+      {
+        tool: "withdraws",
+        first: "withdrawn",
+        second: {
+          action: "accept",
+          content: { name: "octocat" },
+          _meta: { "jp.inquiry/decision": { by: "person" } },
+        },
+      },
+    ]);
+    expect(responseOf(stream, "w1").content).toBe('["withdrawn","accept"]');
+  });
+
   it("a person's reply that does not fit is asked again, not sent", async () => {
     const human = new MockPromptBackend({ questions: [answer("maybe"), answer("decline")] });
     const { stream } = await run(server, [{ id: "v1", name: "github" }], { prompts: human });
