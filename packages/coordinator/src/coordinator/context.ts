@@ -107,6 +107,12 @@ export class ResumedLine {
     slot.joined();
   }
 
+  /** Resolves once every resumed prompt has joined the queue or been given up; undefined if all have. */
+  allJoined(): Promise<void> | undefined {
+    const open = this.#settled.filter((_, i) => this.#slots[i]?.open === true);
+    return open.length === 0 ? undefined : Promise.all(open).then(() => undefined);
+  }
+
   /** The call finished or suspended: it will not ask its resumed prompts any more. */
   releaseCall(callId: string): void {
     for (const slot of this.#slots) {
@@ -132,7 +138,11 @@ export function appendOrThrow(stream: ConversationStream, event: ConversationEve
 /** Records an event in the run's conversation and tells listeners about inquiry events. */
 export function record(ctx: RunContext, event: ConversationEvent): void {
   appendOrThrow(ctx.stream, event);
-  if (event.type === "inquiry_request" || event.type === "inquiry_response") {
+  // Built only for a listener: two of these are recorded for every question.
+  if (
+    (event.type === "inquiry_request" || event.type === "inquiry_response") &&
+    ctx.emitter.listenerCount("inquiry-recorded") > 0
+  ) {
     ctx.emitter.emit("inquiry-recorded", { event: event as InquiryRequest | InquiryResponse });
   }
 }
@@ -219,8 +229,15 @@ export async function showPrompt<R extends PromptRequest>(
       if (stored !== undefined) {
         // The person answered while the turn was suspended: apply it in this prompt's place.
         ctx.stored.delete(promptId);
-        hooks.onReply?.(stored);
         endedTurn = endsTurn(request, stored);
+        if (endedTurn) {
+          // End Turn closes the prompts that waited in line behind this one when the turn was
+          // left, as a live End Turn closes those queued behind it: each is let back into the line
+          // first (a sub-agent's prompt comes back only once its tool has run again).
+          const behind = ctx.resumedLine?.allJoined();
+          if (behind !== undefined) await behind;
+        }
+        hooks.onReply?.(stored);
         if (endedTurn) ctx.endTurn();
         return stored;
       }
@@ -229,7 +246,9 @@ export async function showPrompt<R extends PromptRequest>(
         const ms = ctx.promptTimeoutMs;
         timer = setTimeout(() => deadline.abort(new PromptTimeoutError(ms)), ms);
       }
-      ctx.emitter.emit("prompt-shown", { request });
+      if (ctx.emitter.listenerCount("prompt-shown") > 0) {
+        ctx.emitter.emit("prompt-shown", { request });
+      }
       // The signal is made only if the backend reads it (see RunAbort).
       const answered = await backend.ask(
         request,
@@ -268,7 +287,9 @@ export async function showPrompt<R extends PromptRequest>(
   if (result.type === "reply" && stop.aborted && !endedTurn) {
     result = { type: "aborted", cause: abortCause(stop) };
   }
-  ctx.emitter.emit("prompt-answered", { request, outcome: outcomeOf(result) });
+  if (ctx.emitter.listenerCount("prompt-answered") > 0) {
+    ctx.emitter.emit("prompt-answered", { request, outcome: outcomeOf(result) });
+  }
   return result;
 }
 

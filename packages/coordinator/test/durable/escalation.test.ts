@@ -15,7 +15,16 @@ import {
   ToolCoordinator,
   TurnState,
 } from "../../src/index.js";
-import { type QuestionKind, started, subAgentExecutor } from "./support.js";
+import {
+  perCall,
+  type QuestionKind,
+  runLive,
+  runSuspended,
+  type Scenario,
+  started,
+  subAgentExecutor,
+  tempDir,
+} from "./support.js";
 
 const AGENT = { run: "unattended", result: "unattended" } as const;
 
@@ -225,3 +234,51 @@ describe("a sub-agent's prompt in a suspended turn", () => {
     expect(JSON.stringify(stream.toJSON())).not.toContain("s3cret-value-42");
   });
 });
+
+describe("End Turn given while suspended, with a sub-agent's prompt behind it in line", () => {
+  // Three calls: a sub-agent's delivery prompt waits behind another call's question, which the
+  // person answers with End Turn. Live, End Turn closes the queued delivery prompt ("not
+  // delivered"); resumed, the sub-agent must run again and bring its prompt back into line before
+  // End Turn is applied, or it reads as if the turn had ended before its prompt.
+  const scenario: Scenario = {
+    calls: [
+      {
+        questions: ["boolean"],
+        run: "ask",
+        result: "unattended",
+        tool: "alpha",
+        agent: { questions: ["boolean"], run: "ask", result: "ask" },
+      },
+      { questions: ["boolean"], run: "ask", result: "ask", tool: "alpha" },
+      {
+        questions: ["boolean"],
+        run: "ask",
+        result: "ask",
+        tool: "alpha",
+        agent: { questions: ["boolean"], run: "ask", result: "ask" },
+      },
+    ],
+    choices: [56, 0, 1],
+  };
+
+  it("closes the sub-agent's prompt as the live run does", async () => {
+    const dir = await tempDir();
+    try {
+      const live = await runLive(scenario);
+      const { stream } = await runSuspended(scenario, dir.path);
+      expect(perCall(stream)).toEqual(perCall(live));
+      const hosted = toolResponseOf(live, "call_0");
+      expect(hosted).toContain("its result was not delivered: the user ended the turn");
+    } finally {
+      await dir.remove();
+    }
+  });
+});
+
+function toolResponseOf(stream: ConversationStream, id: string): string | undefined {
+  const event = stream.events.find(
+    (e): e is StreamEvent & { content: string } =>
+      e.type === "tool_call_response" && (e as { id?: unknown }).id === id,
+  );
+  return event?.content;
+}
