@@ -63,6 +63,8 @@ export interface NoticeSubscription {
 // The package's access to a listener's own channel (assigned in the class's static block).
 let wakeOf: (listener: InboxListener) => string;
 let subscribeWake: (listener: InboxListener) => NoticeSubscription;
+let wakeActive: (listener: InboxListener) => boolean;
+let setWakeHook: (listener: InboxListener, hook: (notice: InboxNotice) => void) => void;
 
 /** The channel that wakes this listener's hosts: answers to their live prompts. */
 export function wakeChannel(listener: InboxListener): string {
@@ -72,6 +74,19 @@ export function wakeChannel(listener: InboxListener): string {
 /** Hears the listener's own channel until `close()` of the subscription. */
 export function listenForWake(listener: InboxListener): NoticeSubscription {
   return subscribeWake(listener);
+}
+
+/** Whether the server delivers the listener's own channel now (connected, `LISTEN` done). */
+export function isWakeListened(listener: InboxListener): boolean {
+  return wakeActive(listener);
+}
+
+/**
+ * Calls `hook` with every notice heard on the listener's own channel, before the `notice` event
+ * (one hook per listener: the live prompts waiting through it).
+ */
+export function onWake(listener: InboxListener, hook: (notice: InboxNotice) => void): void {
+  setWakeHook(listener, hook);
 }
 
 /**
@@ -106,6 +121,7 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
   #sweep: NodeJS.Timeout | undefined;
   readonly #active = new Set<string>();
   #waiters: { channels: readonly string[]; resolve: () => void }[] = [];
+  #wakeHook: ((notice: InboxNotice) => void) | undefined;
   // LISTEN and UNLISTEN go one after another, so the server's set matches `#active`.
   #chain: Promise<unknown> = Promise.resolve();
 
@@ -147,6 +163,11 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
   static {
     wakeOf = (listener) => listener.#wake;
     subscribeWake = (listener) => listener.#subscribe([listener.#wake]);
+    wakeActive = (listener) =>
+      listener.#client !== undefined && listener.#active.has(listener.#wake);
+    setWakeHook = (listener, hook) => {
+      listener.#wakeHook = hook;
+    };
   }
 
   #subscribe(list: readonly string[]): NoticeSubscription {
@@ -261,7 +282,9 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
       taken.on("error", (cause) => this.#lost(taken, cause));
       taken.on("end", () => this.#lost(taken, new Error("the listening connection ended")));
       taken.on("notification", (message) => {
+        const hook = message.channel === this.#wake ? this.#wakeHook : undefined;
         for (const notice of parseNotices(message.payload)) {
+          hook?.(notice);
           this.emit("notice", notice);
           const watchers = watching.get(this)?.get(notice.conversation);
           if (watchers !== undefined) for (const watcher of [...watchers]) watcher(notice);

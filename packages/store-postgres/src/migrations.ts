@@ -75,6 +75,14 @@ const MIGRATIONS: readonly Migration[] = [
       DROP INDEX IF EXISTS "${n.schema}".prompts_conversation_suspended_at_id_idx;
     `,
   },
+  {
+    version: 3,
+    name: "room on the inbox's pages for the answers to its prompts",
+    // An answer rewrites its prompt's row. With room left on the row's page the new version goes
+    // there and no index gets an entry for it (a heap-only update); on a full page each of the
+    // table's four indexes gets one. Prompts are short-lived, so half-full pages cost little.
+    sql: (n) => `ALTER TABLE ${n.prompts} SET (fillfactor = 50);`,
+  },
 ];
 
 /** The schema version this package writes and reads. */

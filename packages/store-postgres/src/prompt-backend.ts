@@ -7,13 +7,13 @@ import type {
   ReplyFor,
   StoredReply,
 } from "@jp/coordinator";
-import { ok, type Result } from "neverthrow";
+import type { Result } from "neverthrow";
 import type { InboxError } from "./errors.js";
 import { inboxInternals, type PostgresInbox } from "./inbox.js";
-import { isSecret, promptIdOf } from "./internal/markers.js";
+import { liveWaits } from "./internal/live-wait.js";
+import { isSecret } from "./internal/markers.js";
 import { isConnectionError } from "./internal/sql.js";
-import { waitFor } from "./internal/wait.js";
-import { type InboxNotice, listenForWake, wakeChannel, watchConversation } from "./listener.js";
+import { wakeChannel } from "./listener.js";
 
 /** Options of {@link createInboxPrompts}. */
 export interface InboxPromptsOptions {
@@ -75,57 +75,35 @@ export function createInboxPrompts(options: InboxPromptsOptions): PromptBackend 
       }
       if (options.waitMs === 0) return { type: "later" };
       const listener = inbox.listener();
-      const promptId = promptIdOf(request);
+      const waits = liveWaits(listener);
       // Listening on the listener's own channel, where answers to this host's prompts are
       // announced, before the prompt is: then nothing can come unnoticed, and no look is needed
-      // until a notification. An answer may still come before this prompt's row id is known
-      // here: noticed now, it makes the first look happen.
-      const subscription = listenForWake(listener);
-      let early = false;
-      const watch = (notice: InboxNotice) => {
-        if (notice.event === "answered" && notice.conversation === conversation) {
-          early ||= notice.promptId === undefined || notice.promptId === promptId;
-        }
-      };
-      const unwatch = watchConversation(listener, conversation, watch);
+      // until a notification. An answer that comes before the prompt's row id is known here is
+      // kept for it and makes the first look happen.
+      const began = waits.beginOpen();
       let id: string;
-      let listening: boolean;
+      let waiting: Promise<Result<StoredReply | undefined, InboxError>>;
       try {
-        listening = subscription.wasListening || (await readyWithin(subscription.ready, 1_000));
+        const listening = typeof began === "boolean" ? began : await began;
         id = await retrying(
           () => live.open({ conversation, request, host, leaseMs, wake: wakeChannel(listener) }),
           retryMs,
         );
-      } catch (cause) {
-        subscription.close();
-        throw cause;
-      } finally {
-        unwatch();
-      }
-      const renew = setInterval(
-        () => void live.renew(id, leaseMs).catch(() => {}),
-        Math.max(1, Math.floor(leaseMs / 3)),
-      );
-      renew.unref();
-      let waited: Result<StoredReply | undefined, InboxError>;
-      try {
-        waited = await waitFor<StoredReply | undefined>({
-          listener,
-          subscribe: () => listenForWake(listener),
-          conversation,
-          matches: (notice) => notice.event === "answered" && notice.id === id,
-          check: async () => {
-            const taken = await live.take(id);
-            if (taken.reply !== undefined) return ok(taken.reply);
-            return taken.present ? undefined : ok(undefined);
-          },
-          lookFirst: !listening || early,
+        live.hold(id, leaseMs);
+        waiting = waits.wait(id, {
+          take: () => live.take(id),
+          lookFirst: !listening,
           signal,
           ...(options.waitMs === undefined ? {} : { timeoutMs: options.waitMs }),
         });
       } finally {
-        clearInterval(renew);
-        subscription.close();
+        waits.endOpen();
+      }
+      let waited: Result<StoredReply | undefined, InboxError>;
+      try {
+        waited = await waiting;
+      } finally {
+        live.release(id, leaseMs);
       }
       if (waited.isOk() && waited.value !== undefined) return waited.value as ReplyFor<R>;
       // The wait ended without a reply: the row comes out with whatever reply it got meanwhile,
@@ -135,19 +113,6 @@ export function createInboxPrompts(options: InboxPromptsOptions): PromptBackend 
       return signal.aborted ? ({ type: "cancelled" } as ReplyFor<R>) : { type: "later" };
     },
   };
-}
-
-// Whether the listener got to listening within `ms` (else the first look is taken at once).
-async function readyWithin(ready: Promise<void>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => {
-    timer = setTimeout(resolve, ms, false);
-  });
-  try {
-    return await Promise.race([ready.then(() => true), late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 // Retries while the database is unreachable (a restart takes a fraction of a second).

@@ -7,7 +7,7 @@ describeWithPostgres("migrate", (ctx) => {
   it("applies every version once; a second call does nothing", async () => {
     const pool = ctx().pool;
     expect((await migrate(pool, { schema: "once" }))._unsafeUnwrap()).toEqual({
-      applied: [1, 2],
+      applied: [1, 2, 3],
       version: SCHEMA_VERSION,
     });
     expect((await migrate(pool, { schema: "once" }))._unsafeUnwrap()).toEqual({
@@ -20,7 +20,7 @@ describeWithPostgres("migrate", (ctx) => {
     const pools = Array.from({ length: 5 }, () => ctx().server.pool({ max: 1 }));
     const results = await Promise.all(pools.map((p) => migrate(p, { schema: "racing" })));
     const applied = results.map((r) => r._unsafeUnwrap().applied);
-    expect(applied.filter((a) => a.length > 0)).toEqual([[1, 2]]);
+    expect(applied.filter((a) => a.length > 0)).toEqual([[1, 2, 3]]);
   });
 
   it("schemas are independent: a store in one does not see another's conversations", async () => {
@@ -39,13 +39,19 @@ describeWithPostgres("migrate", (ctx) => {
     const store = new PostgresConversationStore(ctx().pool, { schema: "older" });
     const conversation = newConversation(store, "older");
     (await store.save(conversation))._unsafeUnwrap();
-    // As a database of version 1 was: no wake column, version 2 not recorded.
+    // As a database of version 1 was: no wake column, the table's default fill factor, versions
+    // 2 and 3 not recorded.
     await ctx().pool.query(`ALTER TABLE "older".prompts DROP COLUMN wake`);
-    await ctx().pool.query(`DELETE FROM "older".schema_migrations WHERE version = 2`);
+    await ctx().pool.query(`ALTER TABLE "older".prompts RESET (fillfactor)`);
+    await ctx().pool.query(`DELETE FROM "older".schema_migrations WHERE version >= 2`);
     expect((await migrate(ctx().pool, { schema: "older" }))._unsafeUnwrap()).toEqual({
-      applied: [2],
+      applied: [2, 3],
       version: SCHEMA_VERSION,
     });
+    const { rows } = await ctx().pool.query<{ options: string[] | null }>(
+      `SELECT reloptions AS options FROM pg_class WHERE oid = '"older".prompts'::regclass`,
+    );
+    expect(rows[0]?.options).toEqual(["fillfactor=50"]);
     expect((await store.list())._unsafeUnwrap()).toEqual([conversation.name]);
   });
 

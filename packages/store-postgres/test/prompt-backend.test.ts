@@ -137,8 +137,43 @@ describeWithPostgres("createInboxPrompts", (ctx) => {
       reply: { type: "answer", value: true },
     });
     // The conversation was never saved: it is not known at all now.
-    expect(["unknown_prompt", "unknown_conversation"]).toContain(late._unsafeUnwrapErr().kind);
+    expect(late._unsafeUnwrapErr().kind).toBe("unknown_conversation");
     await Promise.all([inbox.close(), elsewhere.close()]);
+  });
+
+  it("two processes answering one live prompt at once, and a third after them: one answer is taken, the others are told it was answered already", async () => {
+    const { store, elsewhere } = setup();
+    const conversation = newConversation(store, "twice");
+    conversation.stream.startTurn("Go?");
+    // The host stops listening once its prompt is out, so the answered row stays for the others
+    // until the host's wait ends (waitMs).
+    const hostInbox = new PostgresInbox(ctx().server.pool({ max: 3 }));
+    const running = coordinatorFor(
+      conversation,
+      createInboxPrompts({ inbox: hostInbox, conversation: conversation.name, waitMs: 2_000 }),
+    ).run([{ id: "call_1", name: "asker", arguments: {} }], { turn: new TurnState() });
+    const prompt = await livePrompt(elsewhere, conversation.name);
+    await hostInbox.close();
+    const third = new PostgresInbox(ctx().server.pool({ max: 2 }));
+    const answer = (inbox: PostgresInbox, value: boolean) =>
+      inbox.answer({
+        conversation: conversation.name,
+        promptId: prompt.prompt_id,
+        reply: { type: "answer", value },
+      });
+    const both = await Promise.all([answer(elsewhere, true), answer(third, false)]);
+    const taken = both.findIndex((r) => r.isOk());
+    expect(both.filter((r) => r.isOk())).toHaveLength(1);
+    expect(both[1 - taken]?._unsafeUnwrapErr().kind).toBe("already_answered");
+    const after = await answer(third, true);
+    expect(after._unsafeUnwrapErr()).toMatchObject({
+      kind: "already_answered",
+      message: expect.stringMatching(/answered already; only the first answer counts/),
+    });
+    // Its wait over, the host takes the prompt out with the answer it got: the one taken.
+    const result = await running;
+    expect(result.responses.map((r) => r.content)).toEqual([`go: ${String(taken === 0)}`]);
+    await Promise.all([elsewhere.close(), third.close()]);
   });
 
   describe("a host that went away", () => {
@@ -175,7 +210,9 @@ describeWithPostgres("createInboxPrompts", (ctx) => {
         reply: { type: "answer", value: true },
       });
       expect(answered._unsafeUnwrapErr().kind).toBe("unknown_prompt");
-      expect(answered._unsafeUnwrapErr().message).toMatch(/gone|no open prompt/);
+      expect(answered._unsafeUnwrapErr().message).toMatch(
+        /is gone: the host waiting for it stopped/,
+      );
       controller.abort();
       await running;
       await Promise.all([inbox.close(), elsewhere.close()]);

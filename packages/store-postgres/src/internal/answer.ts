@@ -74,13 +74,7 @@ export async function answerInTransaction(
   );
   const row = rows[0];
   if (row === undefined) {
-    if (locked.rowCount === 0) {
-      return fail({
-        kind: "unknown_conversation",
-        promptId,
-        message: `no conversation ${conversation}`,
-      });
-    }
+    if (locked.rowCount === 0) return fail(unknownConversation(conversation, promptId));
     return fail(unknownPrompt(conversation, promptId));
   }
   if (!row.live) {
@@ -178,7 +172,7 @@ export class Answers {
   readonly #pool: pg.Pool;
   readonly #n: Names;
   readonly #read: Batcher<{ conversation: string; promptId: string }, TargetRow>;
-  readonly #live: Batcher<LiveWrite, "written" | "taken" | "missed">;
+  readonly #live: Batcher<LiveWrite, LiveOutcome>;
   readonly #suspended: (values: unknown[]) => pg.QueryConfig<unknown[]>;
 
   constructor(pool: pg.Pool, n: Names) {
@@ -203,7 +197,10 @@ export class Answers {
       return rows;
     });
     // The answer is announced on the conversation's channel (waits on the conversation, inbox
-    // views) and on the channel of the host's listener, which wakes that host alone.
+    // views) and on the channel of the host's listener, which wakes that host alone. An answer
+    // not written says why, from the row its prompt id names now: gone with its host, answered
+    // already, or `retry` when a transaction must decide (the row changed under the write, or a
+    // save made the prompt a suspended one).
     const live = prepared(
       `WITH u AS (
          SELECT * FROM json_to_recordset($1::json) AS u(id bigint, reply json,
@@ -219,20 +216,33 @@ export class Answers {
          UNION ALL
          SELECT wake, 'answered', id, id, conversation, prompt_id FROM w WHERE wake IS NOT NULL
        )
-       SELECT w.id::text AS id, ${SEND_NOTES} AS notified FROM w`,
+       SELECT w.id::text AS id, 'written' AS outcome, ${SEND_NOTES} AS notified FROM w
+       UNION ALL
+       SELECT u.id::text, CASE
+                WHEN q.id IS NULL THEN CASE WHEN c.name IS NULL THEN 'no_conversation'
+                                            ELSE 'no_prompt' END
+                WHEN q.id <> u.id THEN 'retry'
+                WHEN q.state = 'live' AND q.live_until <= now() THEN 'gone'
+                WHEN q.reply IS NOT NULL THEN 'answered'
+                ELSE 'retry' END, NULL
+         FROM u
+         LEFT JOIN ${n.prompts} q ON q.conversation = u.conversation AND q.prompt_id = u.prompt_id
+         LEFT JOIN ${n.conversations} c ON c.name = u.conversation
+        WHERE NOT EXISTS (SELECT 1 FROM p WHERE p.id = u.id)`,
     );
     this.#live = new Batcher(async (items) => {
       // One write per row in a statement: a second answer to the same prompt waits for the next.
       const first = new Map<string, LiveWrite>();
       for (const item of items) if (!first.has(item.id)) first.set(item.id, item);
-      const { rows } = await this.#pool.query<{ id: string }>(
+      const { rows } = await this.#pool.query<{ id: string; outcome: LiveOutcome }>(
         live([JSON.stringify([...first.values()])]),
       );
-      const written = new Set(rows.map((r) => r.id));
+      const outcomes = new Map(rows.map((r) => [r.id, r.outcome]));
       // An answer to a prompt another answer of the same statement took: answered already.
-      return items.map((item) =>
-        !written.has(item.id) ? "missed" : first.get(item.id) === item ? "written" : "taken",
-      );
+      return items.map((item) => {
+        const outcome = outcomes.get(item.id) ?? "retry";
+        return outcome === "written" && first.get(item.id) !== item ? "answered" : outcome;
+      });
     });
     // The marker, the revision and the inbox row in one statement, only if nothing changed since
     // the read: the conversation row is the one every save and answer moves first.
@@ -261,19 +271,18 @@ export class Answers {
       return err(
         row.known
           ? unknownPrompt(conversation, promptId)
-          : { kind: "unknown_conversation", promptId, message: `no conversation ${conversation}` },
+          : unknownConversation(conversation, promptId),
       );
     }
     if (row.open !== true) return err(gone(conversation, promptId));
     if (row.answered === true) return err(alreadyAnswered(conversation, promptId));
     const prompt = row.prompt as PendingPrompt;
     const answeredAt = target.now.toISOString();
-    const payload = notice("answered", conversation, promptId, row.id);
     const channel = this.#n.answered(conversation);
     if (row.state === "live") {
       const checked = checkLiveReply(prompt.request, promptId, target.reply, target.now);
       if (checked.isErr()) return err(checked.error);
-      const written = await this.#live.submit({
+      const outcome = await this.#live.submit({
         id: row.id,
         reply: checked.value,
         answered_at: answeredAt,
@@ -281,9 +290,20 @@ export class Answers {
         prompt_id: promptId,
         channel,
       });
-      if (written === "taken") return err(alreadyAnswered(conversation, promptId));
-      if (written === "missed") return undefined;
-      return ok({ id: row.id, state: "live", secret: row.secret === true, prompt, answeredAt });
+      switch (outcome) {
+        case "written":
+          return ok({ id: row.id, state: "live", secret: row.secret === true, prompt, answeredAt });
+        case "answered":
+          return err(alreadyAnswered(conversation, promptId));
+        case "gone":
+          return err(gone(conversation, promptId));
+        case "no_prompt":
+          return err(unknownPrompt(conversation, promptId));
+        case "no_conversation":
+          return err(unknownConversation(conversation, promptId));
+        default:
+          return undefined;
+      }
     }
     if (row.revision === null || row.event_seq === null) return undefined;
     const checked = answerMarker(row.event, row.event_seq, target);
@@ -298,13 +318,16 @@ export class Answers {
         JSON.stringify(checked.value.reply),
         answeredAt,
         channel,
-        payload,
+        notice("answered", conversation, promptId, row.id),
       ]),
     );
     if (rowCount !== 1) return undefined;
     return ok({ id: row.id, state: "suspended", secret: row.secret === true, prompt, answeredAt });
   }
 }
+
+/** What became of an answer to a live prompt: see the statement in {@link Answers}. */
+type LiveOutcome = "written" | "answered" | "gone" | "no_prompt" | "no_conversation" | "retry";
 
 interface LiveWrite {
   readonly id: string;
@@ -385,6 +408,10 @@ function unknownPrompt(conversation: string, promptId: string): InboxError {
     promptId,
     message: `no open prompt "${promptId}" in conversation ${conversation} (wrong id or conversation, or the turn went on already)`,
   };
+}
+
+function unknownConversation(conversation: string, promptId: string): InboxError {
+  return { kind: "unknown_conversation", promptId, message: `no conversation ${conversation}` };
 }
 
 function gone(conversation: string, promptId: string): InboxError {

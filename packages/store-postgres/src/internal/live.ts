@@ -48,7 +48,7 @@ export interface LiveTaken {
  * The live prompts of one inbox (one pool): opening, looking at, renewing and closing them. The
  * statements of many waiting hosts of the process go to the server together (see
  * {@link Batcher}): one insert opens every prompt asked meanwhile, one delete takes every answer
- * noticed meanwhile.
+ * noticed meanwhile, one update renews every lease due, one delete closes every wait that ended.
  */
 export class LivePrompts {
   readonly #pool: pg.Pool;
@@ -56,6 +56,12 @@ export class LivePrompts {
   readonly #open: Batcher<LiveOpen, string | undefined>;
   readonly #take: Batcher<string, LiveTaken>;
   readonly #renew: Batcher<{ id: string; leaseMs: number }, undefined>;
+  readonly #close: Batcher<string, { reply: StoredReply | undefined }>;
+  // The prompts whose leases are renewed, by lease length: one timer per length, not per prompt.
+  readonly #leases = new Map<
+    number,
+    { readonly ids: Set<string>; readonly timer: NodeJS.Timeout }
+  >();
 
   constructor(pool: pg.Pool, n: Names) {
     this.#pool = pool;
@@ -150,6 +156,24 @@ export class LivePrompts {
       await this.#pool.query(renew([JSON.stringify(items)]));
       return items.map(() => undefined);
     });
+
+    // Deleting and reading in one statement: see `close`.
+    const close = prepared(
+      `DELETE FROM ${n.prompts} p USING (SELECT DISTINCT unnest($1::bigint[]) AS id) ids
+        WHERE p.id = ids.id AND p.state = 'live' RETURNING p.id::text AS id, p.reply`,
+    );
+    this.#close = new Batcher(async (items) => {
+      const { rows } = await this.#pool.query<{ id: string; reply: StoredReply | null }>(
+        close([items]),
+      );
+      const byId = new Map(rows.map((r) => [r.id, r.reply ?? undefined]));
+      // A reply goes to the first close of its row only (a row is closed by its one host).
+      return items.map((id) => {
+        const reply = byId.get(id);
+        byId.delete(id);
+        return { reply };
+      });
+    });
   }
 
   /**
@@ -178,6 +202,38 @@ export class LivePrompts {
     return this.#renew.submit({ id, leaseMs });
   }
 
+  /**
+   * Renews the prompt's lease every third of `leaseMs` until {@link LivePrompts.release}: the
+   * prompts of one lease length share one timer, and its renewals go in one statement.
+   */
+  hold(id: string, leaseMs: number): void {
+    let group = this.#leases.get(leaseMs);
+    if (group === undefined) {
+      const ids = new Set<string>();
+      const timer = setInterval(
+        () => {
+          for (const held of ids) void this.renew(held, leaseMs).catch(() => {});
+        },
+        Math.max(1, Math.floor(leaseMs / 3)),
+      );
+      timer.unref();
+      group = { ids, timer };
+      this.#leases.set(leaseMs, group);
+    }
+    group.ids.add(id);
+  }
+
+  /** Stops renewing the prompt's lease. */
+  release(id: string, leaseMs: number): void {
+    const group = this.#leases.get(leaseMs);
+    if (group === undefined) return;
+    group.ids.delete(id);
+    if (group.ids.size === 0) {
+      clearInterval(group.timer);
+      this.#leases.delete(leaseMs);
+    }
+  }
+
   /** Takes a live prompt out of the inbox if it has a reply. */
   take(id: string): Promise<LiveTaken> {
     return this.#take.submit(id);
@@ -189,11 +245,7 @@ export class LivePrompts {
    * taken by the host or refused to its sender (`unknown_prompt`), never dropped after being
    * accepted.
    */
-  async close(id: string): Promise<{ reply: StoredReply | undefined }> {
-    const { rows } = await this.#pool.query<{ reply: StoredReply | null }>(
-      `DELETE FROM ${this.#n.prompts} WHERE id = $1 AND state = 'live' RETURNING reply`,
-      [id],
-    );
-    return { reply: rows[0]?.reply ?? undefined };
+  close(id: string): Promise<{ reply: StoredReply | undefined }> {
+    return this.#close.submit(id);
   }
 }
