@@ -22,6 +22,7 @@ import { LineSlot } from "./line.js";
 import { type LinePlace, PushCall } from "./push-call.js";
 import { RoundCall } from "./round-call.js";
 import { readSuspendedCall, type SuspendedMcpCall, writeSuspendedCall } from "./suspended-call.js";
+import { Watchdog } from "./watchdog.js";
 
 /** A tool an MCP server offers, as the host describes it to the model. */
 export interface McpToolDefinition {
@@ -152,6 +153,7 @@ class Connection implements McpConnection {
   readonly #leaveLine = (call: PushCall) => {
     if (this.#current === call) this.#current = undefined;
   };
+  readonly #watchdog: Watchdog;
   #lineAbort = new AbortController();
   readonly #lineController = () => {
     if (this.#lineAbort.signal.aborted) this.#lineAbort = new AbortController();
@@ -167,6 +169,7 @@ class Connection implements McpConnection {
       openUrl: options.openUrl,
       serverTimeoutMs: options.serverTimeoutMs ?? DEFAULTS.serverTimeoutMs,
     };
+    this.#watchdog = new Watchdog(this.#host.serverTimeoutMs);
     const elicitation = options.openUrl === undefined ? { form: {} } : { form: {}, url: {} };
     this.#client = new Client(options.clientInfo ?? { name: "jp-inquiry", version: "0" }, {
       capabilities: { elicitation },
@@ -334,6 +337,7 @@ class Connection implements McpConnection {
     for (const session of this.#sessions.values()) session.end();
     this.#sessions.clear();
     this.#prompted.clear();
+    this.#watchdog.stop();
     await this.#client.close();
   }
 
@@ -374,6 +378,7 @@ class Connection implements McpConnection {
       enter: this.#enterLine,
       leave: this.#leaveLine,
       controller: this.#lineController,
+      watchdog: this.#watchdog,
     };
     this.#lastSlot = line.slot;
     return new PushCall(this.#host, call, remote, {

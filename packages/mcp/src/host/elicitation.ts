@@ -117,7 +117,7 @@ export function planElicitation(
       message: `unknown elicitation mode ${describeValue(params.mode)}`,
     });
   }
-  const fields = fieldsOf(params.requestedSchema, asker.server);
+  const fields = questionsForElicitation(params.requestedSchema, { server: asker.server });
   if (fields.isErr()) return err(fields.error);
   const gate = formGate(ids.take(FORM_GATE_ID), message, asker, fields.value);
   return ok({
@@ -128,36 +128,6 @@ export function planElicitation(
       return { id, field, question: { id, ...field.question } };
     }),
   });
-}
-
-// Servers ask the same forms again and again: a form's mapped fields are kept by the schema's
-// JSON (a few dozen forms, small ones), so a repeated form is not checked and mapped anew.
-const FIELDS_CACHE_SIZE = 64;
-const FIELDS_CACHE_KEY_MAX = 4096;
-const fieldsCache = new Map<string, readonly FormField[]>();
-
-function fieldsOf(
-  requestedSchema: unknown,
-  server: string,
-): Result<readonly FormField[], UnsupportedElicitation> {
-  let key: string | undefined;
-  try {
-    key = `${server}\u0000${JSON.stringify(requestedSchema)}`;
-  } catch {
-    key = undefined;
-  }
-  const cacheable = key !== undefined && key.length <= FIELDS_CACHE_KEY_MAX;
-  const cached = cacheable ? fieldsCache.get(key as string) : undefined;
-  if (cached !== undefined) return ok(cached);
-  const fields = questionsForElicitation(requestedSchema, { server });
-  if (cacheable && fields.isOk()) {
-    if (fieldsCache.size >= FIELDS_CACHE_SIZE) {
-      const oldest = fieldsCache.keys().next().value;
-      if (oldest !== undefined) fieldsCache.delete(oldest);
-    }
-    fieldsCache.set(key as string, fields.value);
-  }
-  return fields;
 }
 
 function formGate(

@@ -9,6 +9,7 @@ import {
 import type { ElicitationPlan, ElicitResponse } from "./elicitation.js";
 import type { LineSlot } from "./line.js";
 import { completedFromToolResult } from "./tool-result.js";
+import { Watchdog } from "./watchdog.js";
 
 // setTimeout's ceiling (about 24.8 days); the watchdog below is the real limit.
 const NO_SDK_TIMEOUT = 2 ** 31 - 1;
@@ -31,6 +32,8 @@ export interface LinePlace {
    * only one runs at a time; a stopped call's controller is never handed out again.
    */
   readonly controller: () => AbortController;
+  /** The server's working-time limit, shared like the controller. */
+  readonly watchdog: Watchdog;
 }
 
 /**
@@ -55,9 +58,7 @@ export class PushCall extends ElicitingCall {
   #signal: AbortSignal | undefined;
   #onAbort: (() => void) | undefined;
   #inPass = false;
-  #watchdog: ReturnType<typeof setTimeout> | undefined;
-  // Whether the server's working time counts now (nobody is being asked on its behalf).
-  #armed = false;
+  readonly #watchdog: Watchdog;
 
   constructor(
     host: SessionHost,
@@ -76,6 +77,7 @@ export class PushCall extends ElicitingCall {
     this.#client = options.client;
     this.#maxPending = options.maxPending;
     this.#line = options.line;
+    this.#watchdog = options.line?.watchdog ?? new Watchdog(host.serverTimeoutMs);
   }
 
   get finished(): boolean {
@@ -262,7 +264,7 @@ export class PushCall extends ElicitingCall {
   #settle(result: { ok: true; value: unknown } | { ok: false; error: unknown }): void {
     this.#result = result;
     this.#settled = true;
-    this.#clearWatchdog();
+    this.#disarm();
     this.#cancelQueued("interrupted");
     this.#notify();
     if (this.#left && this.#line !== undefined) this.#line.slot.release();
@@ -291,31 +293,20 @@ export class PushCall extends ElicitingCall {
     for (const pending of [...this.#queue]) pending.respond(hostCancel(reason));
   }
 
-  // The server's own working time is limited; time a person spends answering is not counted.
-  // One timer per call, restarted with refresh(): disarming only stops counting, and a timer
-  // that fires while disarmed is dropped (the next arm starts a new one).
+  // The server's own working time is limited; time a person spends answering is not counted:
+  // the limit counts from the call's start and again from each answer, while nothing waits.
   #arm(): void {
     if (!this.#started || this.#result !== undefined) return;
-    this.#armed = true;
-    if (this.#watchdog !== undefined) {
-      this.#watchdog.refresh();
-      return;
-    }
-    this.#watchdog = setTimeout(() => {
-      this.#watchdog = undefined;
-      if (this.#armed) this.#stop(new ServerTimeout(this.host.serverTimeoutMs));
-    }, this.host.serverTimeoutMs);
+    this.#watchdog.arm(this.#expire);
   }
 
   #disarm(): void {
-    this.#armed = false;
+    this.#watchdog.disarm(this.#expire);
   }
 
-  #clearWatchdog(): void {
-    this.#armed = false;
-    if (this.#watchdog !== undefined) clearTimeout(this.#watchdog);
-    this.#watchdog = undefined;
-  }
+  readonly #expire = (): void => {
+    this.#stop(new ServerTimeout(this.host.serverTimeoutMs));
+  };
 
   #notify(): void {
     const wake = this.#wake;

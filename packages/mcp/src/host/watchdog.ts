@@ -1,0 +1,53 @@
+/**
+ * The server's working-time limit for the calls of one connection line, which run one at a time.
+ * Arming records a deadline; one timer serves every call and every arming: when it fires before
+ * the deadline (the limit was restarted since), it waits for the rest. The timer never keeps the
+ * process alive on its own.
+ */
+export class Watchdog {
+  readonly ms: number;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #deadline = 0;
+  #onExpire: (() => void) | undefined;
+
+  constructor(ms: number) {
+    this.ms = ms;
+  }
+
+  /** Starts counting `ms` from now; `onExpire` is called once the time is up, unless disarmed. */
+  arm(onExpire: () => void): void {
+    this.#deadline = performance.now() + this.ms;
+    this.#onExpire = onExpire;
+    if (this.#timer === undefined) this.#schedule(this.ms);
+  }
+
+  /** Stops counting for `onExpire` (not for another call's, armed since). */
+  disarm(onExpire: () => void): void {
+    if (this.#onExpire === onExpire) this.#onExpire = undefined;
+  }
+
+  /** Stops the timer (the connection closed). */
+  stop(): void {
+    this.#onExpire = undefined;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #schedule(ms: number): void {
+    this.#timer = setTimeout(this.#check, ms);
+    this.#timer.unref?.();
+  }
+
+  readonly #check = (): void => {
+    this.#timer = undefined;
+    const onExpire = this.#onExpire;
+    if (onExpire === undefined) return;
+    const left = this.#deadline - performance.now();
+    if (left > 0) {
+      this.#schedule(Math.ceil(left));
+      return;
+    }
+    this.#onExpire = undefined;
+    onExpire();
+  };
+}
