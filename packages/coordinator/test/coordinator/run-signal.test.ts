@@ -14,67 +14,52 @@ import { MockExecutor, MockExecutorSource } from "../../src/testing/index.js";
 import { coordinatorFor } from "../helpers.js";
 import { booleanQuestion, call, deferred, UNATTENDED } from "../support.js";
 
+/**
+ * Runs one call whose tool asks `questions` yes/no questions (answered at once), then waits, on a
+ * spread copy of its input, for the host's abort. Resolves with the reasons the copy saw.
+ */
+async function reasonsSeenThroughCopy(questions: number): Promise<unknown[]> {
+  const host = new AbortController();
+  const waiting = deferred();
+  const reasons: unknown[] = [];
+  const tool = new MockExecutor(async (input) => {
+    const next = Object.keys(input.answers).length;
+    if (next < questions) return { type: "needs_input", question: booleanQuestion(`q${next}`) };
+    const copy = { ...input };
+    waiting.resolve();
+    await new Promise<void>((resolve) =>
+      copy.signal.addEventListener("abort", () => resolve(), { once: true }),
+    );
+    reasons.push(copy.signal.reason);
+    return { type: "success", content: "stopped" };
+  });
+  const yes: PromptBackend = {
+    isHumanReachable: () => true,
+    ask: async () => ({ type: "answer", value: true }) as never,
+  };
+  const { coordinator } = coordinatorFor({
+    tools: UNATTENDED,
+    executors: new MockExecutorSource({ work: tool }),
+    prompts: yes,
+  });
+  const running = coordinator.run([call("c1", "work")], {
+    turn: new TurnState(),
+    signal: host.signal,
+  });
+  await waiting.promise;
+  host.abort("shutting down");
+  await running;
+  return reasons;
+}
+
 describe("the run's signal, made when read", () => {
   it("a tool that spreads its input still gets a signal that aborts with the host's reason", async () => {
-    const host = new AbortController();
-    const started = deferred();
-    const seen: unknown[] = [];
-    const tool = new MockExecutor(async (input) => {
-      const copy = { ...input };
-      started.resolve();
-      await new Promise<void>((resolve) =>
-        copy.signal.addEventListener("abort", () => resolve(), { once: true }),
-      );
-      seen.push(copy.signal.reason);
-      return { type: "success", content: "stopped" };
-    });
-    const { coordinator } = coordinatorFor({
-      tools: UNATTENDED,
-      executors: new MockExecutorSource({ work: tool }),
-    });
-    const running = coordinator.run([call("c1", "work")], {
-      turn: new TurnState(),
-      signal: host.signal,
-    });
-    await started.promise;
-    host.abort("shutting down");
-    await running;
-    expect(seen).toEqual(["shutting down"]);
+    expect(await reasonsSeenThroughCopy(0)).toEqual(["shutting down"]);
   });
 
   it("after many rounds, when the run has made its signal, a spread input still carries it", async () => {
-    const host = new AbortController();
-    const waiting = deferred();
-    const reasons: unknown[] = [];
-    // Twelve questions, then a pass that waits on a copy of its input for the host's abort.
-    const tool = new MockExecutor(async (input) => {
-      const next = Object.keys(input.answers).length;
-      if (next < 12) return { type: "needs_input", question: booleanQuestion(`q${next}`) };
-      const copy = { ...input };
-      waiting.resolve();
-      await new Promise<void>((resolve) =>
-        copy.signal.addEventListener("abort", () => resolve(), { once: true }),
-      );
-      reasons.push(copy.signal.reason);
-      return { type: "success", content: "stopped" };
-    });
-    const yes: PromptBackend = {
-      isHumanReachable: () => true,
-      ask: async () => ({ type: "answer", value: true }) as never,
-    };
-    const { coordinator } = coordinatorFor({
-      tools: UNATTENDED,
-      executors: new MockExecutorSource({ work: tool }),
-      prompts: yes,
-    });
-    const running = coordinator.run([call("c1", "work")], {
-      turn: new TurnState(),
-      signal: host.signal,
-    });
-    await waiting.promise;
-    host.abort("shutting down");
-    await running;
-    expect(reasons).toEqual(["shutting down"]);
+    // Twelve rounds: past the few a run defers its signal for.
+    expect(await reasonsSeenThroughCopy(12)).toEqual(["shutting down"]);
   });
 
   it("a built-in reading `signal` after the host aborted gets an aborted signal", async () => {
