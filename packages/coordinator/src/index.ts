@@ -104,12 +104,14 @@ export type {
   AnswerPendingError,
   ConversationStoreLike,
   PendingPrompt,
+  PromptReplyError,
   ResumeInStoreError,
   ResumeInStoreOptions,
 } from "./durable/pending.js";
 export {
   answerPendingPrompt,
   answerPendingPromptInStore,
+  checkPromptReply,
   listPendingPrompts,
   resumeInStore,
 } from "./durable/pending.js";

@@ -28,6 +28,7 @@ describe("the public API of @jp/coordinator", () => {
       "builtinExecutor",
       "builtinExecutorSource",
       "builtinInquirySource",
+      "checkPromptReply",
       "combineExecutorSources",
       "coordinatorEvents",
       "createJsonSchemaInquiryBackend",

@@ -1,6 +1,6 @@
-// A live prompt's reply is checked the quick way when it is a valid answer to a question that is
-// not a secret, and the full way (answerPendingPrompt on a one-entry stream) otherwise: the two
-// must agree on every reply, accepted or refused, stored value and `remember` included.
+// A live prompt's reply is checked with checkPromptReply on the request held in its row, without
+// a stream around it; answerPendingPrompt on a one-entry stream holding the prompt must agree on
+// every reply, accepted or refused, stored value, `remember` and error message included.
 import { ConversationStream, createEvent, type JsonObject } from "@jp/conversation";
 import {
   answerPendingPrompt,
@@ -11,7 +11,7 @@ import {
 import type { AnswerType } from "@jp/tool";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkLiveReply, quickAnswer } from "../src/internal/answer.js";
+import { checkLiveReply } from "../src/internal/answer.js";
 
 const NOW = new Date("2026-01-01T00:00:00Z");
 
@@ -103,7 +103,7 @@ const replies = fc.oneof(
   },
 );
 
-describe("the quick check of a live reply", () => {
+describe("the check of a live reply", () => {
   it("agrees with answerPendingPrompt on every reply, accepted or refused", () => {
     fc.assert(
       fc.property(requests, replies, ({ answer_type, controls }, reply) => {
@@ -124,21 +124,7 @@ describe("the quick check of a live reply", () => {
     );
   });
 
-  it("takes the usual reply, and leaves secrets, refusals and other prompts to the full way", () => {
-    const question = (type: "boolean" | "secret"): PromptRequest => ({
-      kind: "question",
-      tool_name: "quiz",
-      tool_call_id: "call_1",
-      inquiry_id: "call_1.q.1",
-      question: { id: "q", text: "Q?", answer_type: { type } },
-      controls: { remember: true, back: false, reply: false, end_turn: false },
-    });
-    expect(
-      quickAnswer(question("boolean"), { type: "answer", value: true, remember: true }),
-    ).toEqual({ type: "answer", value: true, remember: true });
-    expect(quickAnswer(question("secret"), { type: "answer", value: "hunter2" })).toBeUndefined();
-    expect(quickAnswer(question("boolean"), { type: "answer", value: "yes" })).toBeUndefined();
-    expect(quickAnswer(question("boolean"), { type: "end_turn" })).toBeUndefined();
+  it("permission and delivery prompts too, and a row whose request is not one is refused, typed", () => {
     const permission: PromptRequest = {
       kind: "permission",
       tool_name: "t",
@@ -146,12 +132,26 @@ describe("the quick check of a live reply", () => {
       arguments: {},
       mode: "ask",
     };
-    expect(quickAnswer(permission, { type: "run" })).toBeUndefined();
-    // A secret's answer is still refused, by the full way.
-    expect(
-      viaInbox(question("secret"), "call_1.q.1", { type: "answer", value: "hunter2" }),
-    ).toMatchObject({
-      error: "secret_not_stored",
-    });
+    const permissionReplies = [
+      { type: "run", remember: true },
+      { type: "skip", reason: "later" },
+      { type: "skip", reason: 3 },
+      { type: "edit", arguments: { path: "a" } },
+      { type: "edit", arguments: "a" },
+      { type: "deliver" },
+    ];
+    for (const reply of permissionReplies) {
+      const given = reply as unknown as StoredReply;
+      expect(viaInbox(permission, "call_1#permission", given)).toEqual(
+        fullWay(permission, "call_1#permission", given),
+      );
+    }
+    // A row written by something else: never an exception, an unknown prompt as a loaded
+    // stream's unreadable marker would be.
+    for (const foreign of [null, {}, { kind: "question" }, { kind: "riddle", tool_call_id: 1 }]) {
+      expect(
+        viaInbox(foreign as unknown as PromptRequest, "p", { type: "answer", value: true }),
+      ).toMatchObject({ error: "unknown_prompt" });
+    }
   });
 });

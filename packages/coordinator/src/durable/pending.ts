@@ -267,34 +267,54 @@ export function answerPendingPrompt(
       message: `pending prompt "${promptId}" already has a reply; it is applied when the turn resumes`,
     });
   }
-  let checked: Result<StoredReply, ReplyProblem>;
-  try {
-    checked = checkReply(marker.request, reply);
-  } catch (cause) {
-    // Foreign input (a throwing getter, a BigInt in edited arguments) is a bad reply, not a crash.
-    const detail = cause instanceof Error ? cause.message : String(cause);
-    checked = problem(`the reply could not be read: ${detail}`);
-  }
-  if (checked.isErr()) {
-    const kind = checked.error.secret ? "secret_not_stored" : "invalid_reply";
-    return err({ kind, promptId, message: checked.error.message });
-  }
+  const checked = checkPromptReply(marker.request, reply);
+  if (checked.isErr()) return err({ ...checked.error, promptId });
   const next: PendingMarker = { ...marker, reply: checked.value, answered_at: now.toISOString() };
   const set = stream.setMetadata(found.index, PENDING_METADATA_KEY, markerJson(next));
   if (set.isErr()) return err({ kind: "unknown_prompt", promptId, message: set.error.message });
   return ok(pendingPromptOf(next, now));
 }
 
-interface ReplyProblem {
+/** Why {@link checkPromptReply} refused a reply. */
+export interface PromptReplyError {
+  /** `secret_not_stored`: an answer to a secret question, which is never kept. */
+  readonly kind: "invalid_reply" | "secret_not_stored";
   readonly message: string;
-  readonly secret: boolean;
 }
 
-const problem = (message: string, secret = false): Result<never, ReplyProblem> =>
-  err({ message, secret });
+/**
+ * Checks a reply to a prompt exactly as {@link answerPendingPrompt} checks it (answer type,
+ * options, schema; only the controls the prompt offers) and gives it back as it would be kept,
+ * without a stream or a marker: for a store that keeps a prompt's request apart from its
+ * conversation and checks replies before taking them. Foreign input (a reply that is not JSON, a
+ * throwing getter) is an `invalid_reply`, never an exception; `request` is trusted (a
+ * `PromptRequest` as the coordinator made it, or as `listPendingPrompts` gives it).
+ *
+ * @example
+ * const checked = checkPromptReply(prompt.request, { type: "answer", value: true });
+ * if (checked.isErr()) console.error(checked.error.kind, checked.error.message);
+ */
+export function checkPromptReply(
+  request: PromptRequest,
+  reply: StoredReply,
+): Result<StoredReply, PromptReplyError> {
+  try {
+    return checkReply(request, reply);
+  } catch (cause) {
+    // Foreign input (a throwing getter, a BigInt in edited arguments) is a bad reply, not a crash.
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    return problem(`the reply could not be read: ${detail}`);
+  }
+}
+
+const problem = (message: string, secret = false): Result<never, PromptReplyError> =>
+  err({ kind: secret ? "secret_not_stored" : "invalid_reply", message });
 
 // The same checks a live prompt's reply goes through, with errors a caller can act on.
-function checkReply(request: PromptRequest, reply: StoredReply): Result<StoredReply, ReplyProblem> {
+function checkReply(
+  request: PromptRequest,
+  reply: StoredReply,
+): Result<StoredReply, PromptReplyError> {
   if (typeof reply !== "object" || reply === null || typeof reply.type !== "string") {
     return problem('a reply is an object with a "type"');
   }

@@ -5,8 +5,11 @@ import type { Question } from "@jp/tool";
 import { describe, expect, it } from "vitest";
 import {
   answerPendingPrompt,
+  checkPromptReply,
   type Executor,
   listPendingPrompts,
+  PENDING_METADATA_KEY,
+  type PendingPrompt,
   type QuestionPromptRequest,
   ToolCoordinator,
   type ToolsConfig,
@@ -369,6 +372,108 @@ describe("foreign replies", () => {
     const typeless = answerPendingPrompt(stream, "call_1#permission", null as never);
     expect(typeless._unsafeUnwrapErr().message).toBe('a reply is an object with a "type"');
     expect(listPendingPrompts(stream)[0]?.answered).toBe(false);
+  });
+});
+
+describe("checkPromptReply", () => {
+  // What answerPendingPrompt keeps for a reply on a fresh copy of the stream, or its refusal.
+  function viaStream(stream: ConversationStream, promptId: string, reply: unknown) {
+    const copy = ConversationStream.from(structuredClone(stream.events));
+    return answerPendingPrompt(copy, promptId, reply as never).match(
+      () => ({ kept: keptReply(copy, promptId) }),
+      (e) => ({ error: { kind: e.kind, message: e.message } }),
+    );
+  }
+
+  function keptReply(stream: ConversationStream, promptId: string): unknown {
+    for (const event of stream.events) {
+      const metadata = (event as { metadata?: Record<string, unknown> }).metadata;
+      const marker = metadata?.[PENDING_METADATA_KEY] as
+        | { prompt_id?: string; reply?: unknown }
+        | undefined;
+      if (marker?.prompt_id === promptId) return marker.reply;
+    }
+    return undefined;
+  }
+
+  it("takes and refuses every reply as answerPendingPrompt does, without the stream", async () => {
+    const secret = q("s", { answer_type: { type: "secret" } });
+    const pick = q("b", { answer_type: { type: "select", options: ["x", "y"] } });
+    const asked = setup(UNATTENDED, { asker: form([q("a"), pick, secret]) });
+    await asked.coordinator.run([call("call_1", "asker")], {
+      turn: new TurnState(),
+      suspend: true,
+    });
+    const gated = setup(
+      { worker: { run: "ask" } },
+      { worker: new MockExecutor(() => ({ type: "success", content: "ran" })) },
+    );
+    await gated.coordinator.run([call("call_2", "worker")], {
+      turn: new TurnState(),
+      suspend: true,
+    });
+    const cases: [ConversationStream, readonly unknown[]][] = [
+      [
+        asked.stream,
+        [
+          { type: "answer", value: true },
+          { type: "answer", value: false, remember: true },
+          { type: "answer", value: "yes" },
+          { type: "back" },
+          { type: "end_turn" },
+          { type: "cancelled" },
+          { type: "run" },
+          null,
+          "answer",
+        ],
+      ],
+      [
+        gated.stream,
+        [
+          { type: "run", remember: true },
+          { type: "skip", reason: "not now" },
+          { type: "skip", reason: 7 },
+          { type: "edit", arguments: { path: "a.txt" } },
+          { type: "edit", arguments: ["a.txt"] },
+          { type: "edit", arguments: { big: 10n } },
+          { type: "answer", value: true },
+        ],
+      ],
+    ];
+    for (const [stream, replies] of cases) {
+      const pending = listPendingPrompts(stream)[0] as PendingPrompt;
+      for (const reply of replies) {
+        const checked = checkPromptReply(pending.request, reply as never).match(
+          (kept) => ({ kept }),
+          (error) => ({ error }),
+        );
+        expect(checked).toEqual(viaStream(stream, pending.prompt_id, reply));
+      }
+    }
+  });
+
+  it("refuses a secret's answer as never stored, and a reply read through a throwing getter as invalid", async () => {
+    const { stream, coordinator } = setup(UNATTENDED, {
+      asker: form([q("s", { answer_type: { type: "secret" } })]),
+    });
+    await coordinator.run([call("call_1", "asker")], { turn: new TurnState(), suspend: true });
+    const { request } = listPendingPrompts(stream)[0] as PendingPrompt;
+    expect(
+      checkPromptReply(request, { type: "answer", value: "hunter2" })._unsafeUnwrapErr(),
+    ).toEqual({
+      kind: "secret_not_stored",
+      message:
+        "a secret's answer is never stored: pass it to resume({ answers }) or answer it at the resumed prompt",
+    });
+    const hostile = {
+      get type(): string {
+        throw new Error("no type here");
+      },
+    };
+    expect(checkPromptReply(request, hostile as never)._unsafeUnwrapErr()).toEqual({
+      kind: "invalid_reply",
+      message: "the reply could not be read: no type here",
+    });
   });
 });
 

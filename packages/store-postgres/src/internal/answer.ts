@@ -8,12 +8,12 @@ import {
 } from "@jp/conversation";
 import {
   answerPendingPrompt,
+  checkPromptReply,
   PENDING_METADATA_KEY,
   type PendingPrompt,
   type PromptRequest,
   type StoredReply,
 } from "@jp/coordinator";
-import { validateAnswer } from "@jp/tool";
 import { err, ok, type Result } from "neverthrow";
 import type pg from "pg";
 import type { InboxError } from "../errors.js";
@@ -340,7 +340,9 @@ interface LiveWrite {
 
 /**
  * Checks a reply to a live prompt exactly as `answerPendingPrompt` checks one to a suspended
- * prompt: the same function, on a one-entry stream holding the prompt.
+ * prompt: with `checkPromptReply`, the check it runs, on the request as this package wrote it to
+ * the row. A request that is not one (a row written by something else) goes the full way
+ * instead, `answerPendingPrompt` on a one-entry stream, whose marker decoding finds it wanting.
  */
 export function checkLiveReply(
   request: PromptRequest,
@@ -348,8 +350,10 @@ export function checkLiveReply(
   reply: StoredReply,
   now: Date,
 ): Result<StoredReply, InboxError> {
-  const quick = quickAnswer(request, reply);
-  if (quick !== undefined) return ok(quick);
+  if (isRequest(request)) {
+    const checked = checkPromptReply(request, reply);
+    return checked.isOk() ? ok(checked.value) : err({ ...checked.error, promptId });
+  }
   const marker = {
     v: 1,
     prompt_id: promptId,
@@ -358,10 +362,10 @@ export function checkLiveReply(
     suspended_at: now.toISOString(),
   };
   const event = createEvent("tool_call_request", {
-    id: request.tool_call_id,
-    name: request.tool_name,
+    id: String((request as { tool_call_id?: unknown } | null)?.tool_call_id),
+    name: String((request as { tool_name?: unknown } | null)?.tool_name),
     arguments: {},
-    // The request was read from the database just now: plain JSON, used as it is.
+    // The request was read from the database: plain JSON, decoded with the marker.
     metadata: { [PENDING_METADATA_KEY]: marker as unknown as JsonObject },
   });
   const stream = ConversationStream.from([event]);
@@ -370,27 +374,23 @@ export function checkLiveReply(
   return ok(replyOf(stream.events[0] as StreamEvent));
 }
 
-/**
- * The usual reply, a valid answer to a question that is not a secret, as `answerPendingPrompt`
- * stores it (the value as `validateAnswer` gives it back, `remember` only where the prompt offers
- * it), without building a stream around the prompt and reading its marker back. `undefined` for
- * any other reply, which {@link checkLiveReply} checks the full way (errors included, so they
- * read the same). A property test holds the two ways to the same results.
- */
-export function quickAnswer(request: PromptRequest, reply: StoredReply): StoredReply | undefined {
-  if (request.kind !== "question" || request.question.answer_type.type === "secret") {
-    return undefined;
-  }
-  try {
-    if (typeof reply !== "object" || reply === null || reply.type !== "answer") return undefined;
-    const checked = validateAnswer(request.question.answer_type, reply.value);
-    if (checked.isErr()) return undefined;
-    const remember =
-      (reply as { remember?: unknown }).remember === true && request.controls.remember;
-    return { type: "answer", value: checked.value, ...(remember ? { remember } : {}) };
-  } catch {
-    return undefined; // foreign input (a throwing getter): the full way words the problem
-  }
+// What checkPromptReply reads of a request is there: its kind, and a question's answer type and
+// controls. (The rest of the row is shown to people, not used to check.)
+function isRequest(request: unknown): request is PromptRequest {
+  if (typeof request !== "object" || request === null) return false;
+  const { kind } = request as { kind?: unknown };
+  if (kind === "permission" || kind === "deliver") return true;
+  if (kind !== "question") return false;
+  const { question, controls } = request as { question?: unknown; controls?: unknown };
+  if (typeof question !== "object" || question === null) return false;
+  const answerType = (question as { answer_type?: unknown }).answer_type;
+  return (
+    typeof answerType === "object" &&
+    answerType !== null &&
+    typeof (answerType as { type?: unknown }).type === "string" &&
+    typeof controls === "object" &&
+    controls !== null
+  );
 }
 
 function replyOf(event: StreamEvent): StoredReply {
