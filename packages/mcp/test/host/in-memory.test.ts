@@ -146,6 +146,35 @@ describe("form controls on a pushed elicitation", () => {
     expect(responseOf(stream, "w1").content).toBe('["withdrawn","accept"]');
   });
 
+  it("a call stopped while it waits for the line lets the next in only once the one before left", async () => {
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 50));
+    const holder = run(server, [{ id: "l1", name: "delayed" }], {
+      prompts: new MockPromptBackend({ questions: [answer("accept"), answer("ada")] }),
+    });
+    await pause();
+    const stop = new AbortController();
+    const stopped = run(server, [{ id: "l2", name: "github" }], { signal: stop.signal });
+    await pause();
+    const next = run(server, [{ id: "l3", name: "github" }], {
+      prompts: new MockPromptBackend({ questions: [answer("accept"), answer("octocat")] }),
+    });
+    await pause();
+    stop.abort(new Error("stopped"));
+    const [first, second, third] = await Promise.all([holder, stopped, next]);
+    // The holder's question, asked 300 ms in, still reached the holder's person.
+    expect(inquiries(first.stream)).toEqual([
+      ["l1.respond.1", "accept"],
+      ["l1.name.1", "ada"],
+    ]);
+    expect(responseOf(first.stream, "l1").content).toBe('"accept"');
+    expect(inquiries(second.stream)).toEqual([]);
+    expect(responseOf(third.stream, "l3").content).toContain("octocat");
+    expect(log.read().map((entry) => [entry.tool, entry.content])).toEqual([
+      ["delayed", { name: "ada" }],
+      ["github", { name: "octocat" }],
+    ]);
+  });
+
   it("a person's reply that does not fit is asked again, not sent", async () => {
     const human = new MockPromptBackend({ questions: [answer("maybe"), answer("decline")] });
     const { stream } = await run(server, [{ id: "v1", name: "github" }], { prompts: human });
