@@ -154,6 +154,14 @@ class Connection implements McpConnection {
     if (this.#current === call) this.#current = undefined;
   };
   readonly #watchdog: Watchdog;
+  // The pass signals followed (one listener each, kept for the signal's life): an abort stops
+  // the line's call if that call's pass runs with the signal.
+  readonly #followed = new WeakSet<AbortSignal>();
+  readonly #follow = (signal: AbortSignal) => {
+    if (this.#followed.has(signal)) return;
+    this.#followed.add(signal);
+    signal.addEventListener("abort", () => this.#current?.interrupt(signal), { once: true });
+  };
   #lineAbort = new AbortController();
   readonly #lineController = () => {
     if (this.#lineAbort.signal.aborted) this.#lineAbort = new AbortController();
@@ -379,6 +387,7 @@ class Connection implements McpConnection {
       leave: this.#leaveLine,
       controller: this.#lineController,
       watchdog: this.#watchdog,
+      follow: this.#follow,
     };
     this.#lastSlot = line.slot;
     return new PushCall(this.#host, call, remote, {

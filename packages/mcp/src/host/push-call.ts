@@ -9,7 +9,7 @@ import {
 import type { ElicitationPlan, ElicitResponse } from "./elicitation.js";
 import type { LineSlot } from "./line.js";
 import { completedFromToolResult } from "./tool-result.js";
-import { Watchdog } from "./watchdog.js";
+import type { Watchdog } from "./watchdog.js";
 
 // setTimeout's ceiling (about 24.8 days); the watchdog below is the real limit.
 const NO_SDK_TIMEOUT = 2 ** 31 - 1;
@@ -34,6 +34,11 @@ export interface LinePlace {
   readonly controller: () => AbortController;
   /** The server's working-time limit, shared like the controller. */
   readonly watchdog: Watchdog;
+  /**
+   * Follows the signal of a pass: once it aborts, the line's call is told (see
+   * {@link PushCall.interrupt}). One listener per signal serves every call of the line.
+   */
+  readonly follow: (signal: AbortSignal) => void;
 }
 
 /**
@@ -46,7 +51,7 @@ export class PushCall extends ElicitingCall {
   readonly #maxPending: number;
   readonly #queue: Pushed[] = [];
   #abort: AbortController | undefined;
-  readonly #line: LinePlace | undefined;
+  readonly #line: LinePlace;
   #result: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined;
   #started = false;
   #ended = false;
@@ -55,9 +60,8 @@ export class PushCall extends ElicitingCall {
   #left = false;
   #settled = true;
   #wake: (() => void) | undefined;
-  #signal: AbortSignal | undefined;
-  #onAbort: (() => void) | undefined;
-  #inPass = false;
+  // The signal of the pass running now, if one is.
+  #passSignal: AbortSignal | undefined;
   readonly #watchdog: Watchdog;
 
   constructor(
@@ -69,15 +73,15 @@ export class PushCall extends ElicitingCall {
       readonly maxPending: number;
       /** Question ids a person answered at a prompt, shared with the connection. */
       readonly prompted?: Set<string>;
-      /** Where the call waits its turn; without it the call runs at once. */
-      readonly line?: LinePlace;
+      /** Where the call waits its turn in its connection's line. */
+      readonly line: LinePlace;
     },
   ) {
     super(host, call, remoteName, options.prompted);
     this.#client = options.client;
     this.#maxPending = options.maxPending;
     this.#line = options.line;
-    this.#watchdog = options.line?.watchdog ?? new Watchdog(host.serverTimeoutMs);
+    this.#watchdog = options.line.watchdog;
   }
 
   get finished(): boolean {
@@ -118,8 +122,8 @@ export class PushCall extends ElicitingCall {
       if (waiting !== undefined) await waiting;
     }
     if (!this.#started) this.#start();
-    this.#follow(signal);
-    this.#inPass = true;
+    this.#line.follow(signal);
+    this.#passSignal = signal;
     try {
       for (;;) {
         if (signal.aborted) throw signal.reason;
@@ -154,7 +158,7 @@ export class PushCall extends ElicitingCall {
       this.#leave();
       throw error;
     } finally {
-      this.#inPass = false;
+      this.#passSignal = undefined;
     }
   }
 
@@ -163,7 +167,6 @@ export class PushCall extends ElicitingCall {
   #enter(signal: AbortSignal): Promise<void> | undefined {
     this.#entered = true;
     const line = this.#line;
-    if (line === undefined) return undefined;
     const previous = line.previous;
     if (signal.aborted || (previous !== undefined && !previous.released)) {
       return (previous?.wait(signal) ?? Promise.reject(signal.reason)).then(
@@ -182,7 +185,7 @@ export class PushCall extends ElicitingCall {
   // The call leaves the line; the next call starts only once the server has let go of this one.
   #leave(): void {
     const line = this.#line;
-    if (this.#left || line === undefined) return;
+    if (this.#left) return;
     this.#left = true;
     if (!this.#entered) {
       line.slot.releaseAfter(line.previous);
@@ -192,24 +195,13 @@ export class PushCall extends ElicitingCall {
     if (this.#settled) line.slot.release();
   }
 
-  // The coordinator hands each pass of a call the same signal: it is followed once per call, not
-  // added and removed on every pass. An abort stops the call only during a pass; between passes
-  // the coordinator closes the open question itself, with its recorded reason (see `closed`).
-  #follow(signal: AbortSignal): void {
-    if (this.#signal === signal) return;
-    this.#unfollow();
-    const onAbort = () => {
-      if (this.#inPass) this.#stop(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    this.#signal = signal;
-    this.#onAbort = onAbort;
-  }
-
-  #unfollow(): void {
-    if (this.#onAbort !== undefined) this.#signal?.removeEventListener("abort", this.#onAbort);
-    this.#signal = undefined;
-    this.#onAbort = undefined;
+  /**
+   * `signal` aborted: a pass running with it stops the call. An abort between passes stops
+   * nothing here: the coordinator closes the open question itself, with its recorded reason
+   * (see `closed`).
+   */
+  interrupt(signal: AbortSignal): void {
+    if (this.#passSignal === signal) this.#stop(signal.reason);
   }
 
   closed(questionId: string, reason: string): void {
@@ -225,7 +217,6 @@ export class PushCall extends ElicitingCall {
   // A pushed request lives on its connection and cannot wait for a durable answer: the server is
   // told the host cancelled it, and the resumed call runs the tool again (see connection.ts).
   suspend(): undefined {
-    this.#unfollow();
     if (!this.#ended) {
       this.#ended = true;
       this.#stop(new Suspended());
@@ -235,7 +226,6 @@ export class PushCall extends ElicitingCall {
   }
 
   end(): void {
-    this.#unfollow();
     if (!this.#ended) {
       this.#ended = true;
       this.#stop(new Error("the tool call ended"));
@@ -247,7 +237,7 @@ export class PushCall extends ElicitingCall {
     this.#started = true;
     this.#settled = false;
     this.#arm();
-    const abort = this.#line === undefined ? new AbortController() : this.#line.controller();
+    const abort = this.#line.controller();
     this.#abort = abort;
     this.#client
       .callTool(
@@ -267,7 +257,7 @@ export class PushCall extends ElicitingCall {
     this.#disarm();
     this.#cancelQueued("interrupted");
     this.#notify();
-    if (this.#left && this.#line !== undefined) this.#line.slot.release();
+    if (this.#left) this.#line.slot.release();
   }
 
   // Everything left unanswered is released as the host's cancel, and the server is told to stop.
