@@ -325,7 +325,8 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     const abort = new RunAbort(options.signal);
     let endTurn = false;
     const suspend = options.suspend !== undefined && options.suspend !== false;
-    const unreachable = suspend ? undefined : await this.#unreachable();
+    const asked = suspend ? undefined : this.#unreachable();
+    const unreachable = asked instanceof Promise ? await asked : asked;
     const refusals: PromptRefusal[] = [];
     // Only this run's calls: another run of this coordinator may be refusing prompts meanwhile.
     const ids = new Set(requests.map(({ call }) => call.id));
@@ -552,15 +553,22 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
   }
 
   // Why no human can be asked now, or undefined when one can.
-  async #unreachable(): Promise<Unreachable | undefined> {
+  // Without a wait when the backend answers synchronously, as most do.
+  #unreachable(): Unreachable | undefined | Promise<Unreachable | undefined> {
     const { prompts, nonInteractive } = this.#options;
     if (nonInteractive === true) return "non_interactive";
     if (prompts === undefined) return "no_backend";
+    let reachable: boolean | Promise<boolean>;
     try {
-      return (await prompts.isHumanReachable()) ? undefined : "not_reachable";
+      reachable = prompts.isHumanReachable();
     } catch {
       return "not_reachable";
     }
+    if (typeof reachable === "boolean") return reachable ? undefined : "not_reachable";
+    return Promise.resolve(reachable).then(
+      (yes) => (yes ? undefined : "not_reachable"),
+      () => "not_reachable",
+    );
   }
 
   #recordRequest(call: ToolCallRequest | ToolCall, recorded: Map<string, number>): ToolCall {
