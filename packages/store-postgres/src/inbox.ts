@@ -4,6 +4,7 @@ import { err, ok, type Result } from "neverthrow";
 import type pg from "pg";
 import type { InboxError } from "./errors.js";
 import { type Answered, Answers, answerInTransaction } from "./internal/answer.js";
+import { named } from "./internal/batch.js";
 import { LivePrompts } from "./internal/live.js";
 import { describe, inTransaction, type Names, namesFor, schemaProblem } from "./internal/sql.js";
 import { waitFor } from "./internal/wait.js";
@@ -167,9 +168,11 @@ export class PostgresInbox {
     const dir = newest ? "DESC" : "ASC";
     try {
       const { rows } = await this.#pool.query<Row>(
-        `SELECT ${COLUMNS} FROM ${this.#n.prompts} WHERE ${where.join(" AND ")}
+        named(
+          `SELECT ${COLUMNS} FROM ${this.#n.prompts} WHERE ${where.join(" AND ")}
           ORDER BY suspended_at ${dir}, id ${dir} LIMIT $${params.length}`,
-        params,
+          params,
+        ),
       );
       const page = rows.slice(0, limit);
       const last = page.at(-1);
@@ -188,9 +191,11 @@ export class PostgresInbox {
     if (bad !== undefined) return err(bad);
     try {
       const { rows } = await this.#pool.query<Row>(
-        `SELECT ${COLUMNS} FROM ${this.#n.prompts}
+        named(
+          `SELECT ${COLUMNS} FROM ${this.#n.prompts}
           WHERE conversation = $1 AND prompt_id = $2 AND (state = 'suspended' OR live_until > now())`,
-        [conversation, promptId],
+          [conversation, promptId],
+        ),
       );
       const row = rows[0];
       if (row === undefined) {

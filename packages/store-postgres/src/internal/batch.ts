@@ -88,3 +88,19 @@ export function prepared(text: string): (values: unknown[]) => pg.QueryConfig<un
   const name = `jp_${createHash("sha1").update(text).digest("hex").slice(0, 20)}`;
   return (values) => ({ name, text, values });
 }
+
+const names = new Map<string, string>();
+
+/**
+ * A query of one of a few texts built at run time (the inbox's listing by its filters), as a
+ * named statement: prepared once per connection and text, like {@link prepared}.
+ */
+export function named(text: string, values: unknown[]): pg.QueryConfig<unknown[]> {
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `jp_${createHash("sha1").update(text).digest("hex").slice(0, 20)}`;
+    // The texts are few (one per combination of filters); the bound only guards against misuse.
+    if (names.size < 1_000) names.set(text, name);
+  }
+  return { name, text, values };
+}
