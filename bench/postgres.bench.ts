@@ -15,7 +15,7 @@ import {
   TurnState,
 } from "@jp/coordinator";
 import { migrate, PostgresConversationStore, PostgresInbox } from "@jp/store-postgres";
-import type pg from "pg";
+import pg from "pg";
 import {
   createTemplate,
   postgresMissing,
@@ -72,20 +72,35 @@ async function suspendAndSave(
 /**
  * From the call of `inbox.answer` to `waitForAnswer` resolving in a waiting host, with `hosts`
  * hosts waiting, each on its own listening connection (as hosts in separate processes are), or
- * all on one (`shared`: the hosts of one process sharing its inbox, as the README advises).
+ * all on one (`shared`: the hosts of one process sharing its inbox, as the README advises). Each
+ * host is answered once before the timed answers, so its connections are open, as a running
+ * host's are. `idle` more connections of the same database listen on a channel nobody notifies.
  */
-async function wakeLatency(server: TestServer, hosts: number, samples: number, shared = false) {
+async function wakeLatency(
+  server: TestServer,
+  hosts: number,
+  samples: number,
+  options: { readonly shared?: boolean; readonly idle?: number } = {},
+) {
   const pool = server.pool({ max: 4 });
   const store = new PostgresConversationStore(pool);
   const answerer = new PostgresInbox(pool);
-  const one = shared ? new PostgresInbox(server.pool({ max: 2 })) : undefined;
+  const one = options.shared === true ? new PostgresInbox(server.pool({ max: 2 })) : undefined;
   const waiters = Array.from(
     { length: hosts },
     () => one ?? new PostgresInbox(server.pool({ max: 2 })),
   );
+  const idle = await Promise.all(
+    Array.from({ length: options.idle ?? 0 }, async () => {
+      const client = new pg.Client({ connectionString: server.url });
+      await client.connect();
+      await client.query("LISTEN jp_bench_idle");
+      return client;
+    }),
+  );
   await Promise.all(waiters.map((w) => w.listener().start()));
   const times: number[] = [];
-  while (times.length < samples) {
+  while (times.length < samples + hosts) {
     const waiting = await Promise.all(
       waiters.map(async (waiter) => {
         const conversation = fresh(store);
@@ -98,7 +113,7 @@ async function wakeLatency(server: TestServer, hosts: number, samples: number, s
     );
     await new Promise((r) => setTimeout(r, 50)); // every host listening
     for (const { conversation, promptId, woke } of waiting) {
-      if (times.length >= samples) break;
+      if (times.length >= samples + hosts) break;
       const start = performance.now();
       (
         await answerer.answer({
@@ -111,7 +126,8 @@ async function wakeLatency(server: TestServer, hosts: number, samples: number, s
     }
   }
   await Promise.all([...new Set([...waiters, answerer])].map((w) => w.close()));
-  return times;
+  await Promise.all(idle.map((client) => client.end()));
+  return times.slice(hosts);
 }
 
 /** The durable round trip in one process: suspend and save, answer, load, resume and save. */
@@ -151,22 +167,31 @@ async function appendMs(store: PostgresConversationStore, events: number): Promi
   return median(times);
 }
 
-/** CPU time (ms) of the server: the postmaster and every process it started, from /proc. */
+/**
+ * CPU time (ms) of the server, from /proc: the postmaster, every process it runs now, and every
+ * one that ended (the postmaster's children's time, once it has collected them).
+ */
 function serverCpuMs(server: TestServer): number | undefined {
   const pidFile = join(server.dir, "data", "postmaster.pid");
   if (!existsSync("/proc/self/stat") || !existsSync(pidFile)) return undefined;
   const postmaster = readFileSync(pidFile, "utf8").split("\n")[0]?.trim();
+  // Fields after the command: state, ppid, …; utime, stime, cutime and cstime are the 12th to
+  // the 15th.
+  const fieldsOf = (pid: string) =>
+    (readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1] ?? "").split(" ");
   let ticks = 0;
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    if (pid === postmaster) continue;
     try {
-      // Fields after the command: state, ppid, …; utime and stime are the 12th and 13th.
-      const fields = (readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1] ?? "").split(" ");
-      if (pid !== postmaster && fields[1] !== postmaster) continue;
-      ticks += Number(fields[11]) + Number(fields[12]);
+      const fields = fieldsOf(pid);
+      if (fields[1] === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
     } catch {
-      // The process ended meanwhile.
+      // The process ended meanwhile: its time is in the postmaster's children's time.
     }
   }
+  // Read last, so a process that ended during the scan is counted here.
+  const own = fieldsOf(postmaster as string).slice(11, 15);
+  ticks += own.reduce((sum, field) => sum + Number(field), 0);
   return ticks * 10; // USER_HZ is 100 on Linux
 }
 
@@ -191,27 +216,43 @@ async function roundTrips(server: TestServer) {
   );
   const outputs = children.map((child) => {
     let out = "";
-    const ready = new Promise<void>((resolve) => {
-      child.stdout.on("data", (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes("ready\n")) resolve();
+    const saying = (word: string) =>
+      new Promise<void>((resolve) => {
+        const hear = () => {
+          if (!out.includes(`${word}\n`)) return;
+          child.stdout.off("data", hear);
+          resolve();
+        };
+        child.stdout.on("data", hear);
       });
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
     });
+    const listening = saying("listening");
+    const ready = saying("ready");
     const done = new Promise<string>((resolve) => child.once("exit", () => resolve(out)));
-    return { ready, done };
+    return { listening, ready, done };
   });
+  await Promise.all(outputs.map((o) => o.listening));
+  for (const child of children) child.stdin.write("run\n");
   await Promise.all(outputs.map((o) => o.ready));
   const startAt = Date.now() + 300;
-  for (const child of children) child.stdin.end(`go ${startAt}\n`);
-  // The server's CPU over the same window as the workers'.
+  for (const child of children) child.stdin.write(`go ${startAt}\n`);
+  // The server's CPU over the same window as the workers'; they stop their turns after it.
   await new Promise((r) => setTimeout(r, startAt - Date.now()));
   const serverBefore = serverCpuMs(server);
   const load = loadavg()[0] as number;
   await new Promise((r) => setTimeout(r, WINDOW_MS));
   const serverAfter = serverCpuMs(server);
+  for (const child of children) child.stdin.end("stop\n");
   const results = (await Promise.all(outputs.map((o) => o.done))).map(
     (out) =>
-      JSON.parse(out.trim().split("\n").at(-1) as string) as {
+      JSON.parse(
+        out
+          .trim()
+          .split("\n")
+          .findLast((line) => line.startsWith("{")) as string,
+      ) as {
         rounds: number;
         cpuMs: number;
         waitMs: number;
@@ -253,14 +294,18 @@ export async function postgresBench(): Promise<Row[]> {
     const store = new PostgresConversationStore(pool);
 
     await wakeLatency(server, 1, 20); // warm-up
+    // One host beside 99 connections listening on a channel nobody notifies: PostgreSQL 15
+    // signals every listening connection of the database on every notification.
+    const besideIdle = median(await wakeLatency(server, 1, 100, { idle: 99 }));
     for (const [hosts, shared] of [
       [1, false],
       [10, false],
       [100, false],
       [100, true],
     ] as const) {
-      const times = await wakeLatency(server, hosts, 100, shared);
+      const times = await wakeLatency(server, hosts, 100, { shared });
       const [p50, p99] = [percentile(times, 0.5), percentile(times, 0.99)];
+      const alone = rows.find((r) => r.id === "postgres.wake-1")?.values.medianMs;
       rows.push({
         id: `postgres.wake-${hosts}${shared ? "-shared" : ""}`,
         suite: SUITE,
@@ -268,6 +313,13 @@ export async function postgresBench(): Promise<Row[]> {
         measured: `median ${ms(p50)}, p99 ${ms(p99)} (${times.length} answers)`,
         values: { medianMs: p50, p99Ms: p99 },
         goal: atMost(p50, 10, "median ≤ 10 ms: a host resumes within milliseconds, no polling"),
+        ...(hosts === 100 && !shared && alone !== undefined
+          ? {
+              notes: [
+                `medians: one host alone ${ms(alone)}; one host beside 99 idle connections listening on another channel ${ms(besideIdle)} (PostgreSQL 15 signals every listening connection of the database on each notification)`,
+              ],
+            }
+          : {}),
       });
     }
 
