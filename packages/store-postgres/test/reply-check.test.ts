@@ -116,8 +116,9 @@ describe("the check of a live reply", () => {
           controls,
         };
         const given = reply as unknown as StoredReply;
-        expect(viaInbox(request, "call_1.q.1", given)).toEqual(
-          fullWay(request, "call_1.q.1", given),
+        // Compared as the database carries them, JSON: a -0 in a reply is 0 either way there.
+        expect(asJson(viaInbox(request, "call_1.q.1", given))).toEqual(
+          asJson(fullWay(request, "call_1.q.1", given)),
         );
       }),
       { numRuns: 2_000 },
@@ -155,3 +156,7 @@ describe("the check of a live reply", () => {
     }
   });
 });
+
+function asJson(value: unknown): unknown {
+  return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+}
