@@ -9,6 +9,7 @@ import {
   onWake,
 } from "../listener.js";
 import type { LiveTaken } from "./live.js";
+import { oneAtATime } from "./one-at-a-time.js";
 
 // The waits of live prompts on one listener, by row id. An answer to a live prompt is announced
 // on the channel of its host's listener with the prompt's row id, so a notification goes straight
@@ -102,8 +103,6 @@ export class LiveWaits {
     const { signal } = spec;
     return new Promise((resolve) => {
       let done = false;
-      let looking = false;
-      let again = false;
       let timer: NodeJS.Timeout | undefined;
       const finish = (result: Result<StoredReply | undefined, InboxError>) => {
         if (done) return;
@@ -114,24 +113,15 @@ export class LiveWaits {
         clearTimeout(timer);
         resolve(result);
       };
-      const look = () => {
-        if (done) return;
-        if (looking) {
-          again = true;
-          return;
-        }
-        looking = true;
-        void (async () => {
-          do {
-            again = false;
-            // A database away for a moment: the next notification or reconnection looks again.
-            const taken = await spec.take().catch(() => undefined);
-            if (taken?.reply !== undefined) finish(ok(taken.reply));
-            else if (taken !== undefined && !taken.present) finish(ok(undefined));
-          } while (again && !done);
-          looking = false;
-        })();
-      };
+      const look = oneAtATime(
+        async () => {
+          // A database away for a moment: the next notification or reconnection looks again.
+          const taken = await spec.take().catch(() => undefined);
+          if (taken?.reply !== undefined) finish(ok(taken.reply));
+          else if (taken !== undefined && !taken.present) finish(ok(undefined));
+        },
+        () => done,
+      );
       const onAbort = () =>
         finish(err({ kind: "cancelled", message: "the wait for an answer was cancelled" }));
       this.#use();

@@ -7,6 +7,7 @@ import {
   type NoticeSubscription,
   watchConversation,
 } from "../listener.js";
+import { oneAtATime } from "./one-at-a-time.js";
 
 /** What {@link waitFor} waits on. */
 export interface WaitSpec<T> {
@@ -37,8 +38,6 @@ export function waitFor<T>(spec: WaitSpec<T>): Promise<Result<T, InboxError>> {
   const { listener, signal } = spec;
   return new Promise((resolve) => {
     let done = false;
-    let looking = false;
-    let again = false;
     const subscription = spec.subscribe();
     let unwatch = () => {};
     const finish = (result: Result<T, InboxError>) => {
@@ -51,22 +50,13 @@ export function waitFor<T>(spec: WaitSpec<T>): Promise<Result<T, InboxError>> {
       clearTimeout(timer);
       resolve(result);
     };
-    const look = () => {
-      if (done) return;
-      if (looking) {
-        again = true;
-        return;
-      }
-      looking = true;
-      void (async () => {
-        do {
-          again = false;
-          const result = await spec.check().catch(() => undefined);
-          if (result !== undefined) finish(result);
-        } while (again && !done);
-        looking = false;
-      })();
-    };
+    const look = oneAtATime(
+      async () => {
+        const result = await spec.check().catch(() => undefined);
+        if (result !== undefined) finish(result);
+      },
+      () => done,
+    );
     const onNotice = (notice: InboxNotice) => {
       if (spec.matches(notice)) look();
     };
