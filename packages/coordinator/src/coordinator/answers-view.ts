@@ -33,13 +33,67 @@ const INSPECT = Symbol.for("nodejs.util.inspect.custom");
 // between two of its passes. Private to this module, and never listed among the view's keys.
 const HANDLER = Symbol("answers view");
 
+// Up to this many answers, a snapshot is a plain object: a tool reads a plain object several times
+// faster than it goes through a proxy's traps, and copying this few answers costs less than making
+// the proxy. A longer log gets the view, made in constant time.
+const PLAIN_UP_TO = 16;
+
+/** What a snapshot shows: the first `length` answers of `log`. */
+interface Shown {
+  readonly log: AnswerLog;
+  readonly length: number;
+}
+
+// Returns the object it is given, so that a subclass can put a private field on a plain object.
+class Given {
+  constructor(object: object) {
+    // biome-ignore lint/correctness/noConstructorReturn: how a private field is put on a plain object
+    return object;
+  }
+}
+
+// A plain snapshot carries what it showed when made, in a private field: invisible to the tool
+// (no key, no symbol, nothing for `Reflect.ownKeys` or a copy), and cheaper to attach and read
+// than an entry in a WeakMap.
+class PlainSnapshot extends Given {
+  readonly #shown: Shown;
+
+  private constructor(object: object, shown: Shown) {
+    super(object);
+    this.#shown = shown;
+  }
+
+  /** An empty object that remembers `shown`; its prototype stays `Object.prototype`. */
+  static make(shown: Shown): Record<string, JsonValue> {
+    const object = {};
+    new PlainSnapshot(object, shown);
+    return object;
+  }
+
+  /** What `object` showed when made, if it is a plain snapshot. */
+  static shownBy(object: object): Shown | undefined {
+    return #shown in object ? (object as PlainSnapshot).#shown : undefined;
+  }
+}
+
 /**
- * The first `length` answers of `log` as an ordinary-looking object (`answers.q`, `Object.hasOwn`,
+ * The first `length` answers of `log` as an ordinary object (`answers.q`, `Object.hasOwn`,
  * `Object.keys`, `JSON.stringify`, spreading), made in constant time however many answers a call
- * has collected. A tool that writes to it gets a plain copy in its place, as if it had been one
- * all along; only `structuredClone` tells it apart (copy it with `{ ...answers }` first).
+ * has collected: a plain copy of a few answers, a view of the log beyond that. A tool that writes
+ * to the view gets a plain copy in its place, as if it had been one all along; only
+ * `structuredClone` tells it apart (copy it with `{ ...answers }` first).
  */
 export function answersView(log: AnswerLog, length: number): Answers {
+  if (length <= PLAIN_UP_TO) {
+    const answers = PlainSnapshot.make({ log, length });
+    for (let i = 0; i < length; i++) {
+      const id = log.ids[i] as string;
+      // An id is the tool's: "__proto__" must become an answer, not the object's prototype.
+      if (id === "__proto__") defineAnswer(answers, id, log.values[i] as JsonValue);
+      else answers[id] = log.values[i] as JsonValue;
+    }
+    return answers;
+  }
   const target = Object.create(VIEW_PROTOTYPE) as Record<string, JsonValue>;
   return new Proxy(target, new ViewHandler(log, length));
 }
@@ -55,16 +109,28 @@ export function answersView(log: AnswerLog, length: number): Answers {
  * const added = answersAddedSince(answers, previous); // ["q41"] after one more answer
  */
 export function answersAddedSince(answers: Answers, earlier: Answers): string[] | undefined {
-  const now = handlerOf(answers)?.shown();
-  const then = handlerOf(earlier)?.shown();
+  const now = shownBy(answers);
+  const then = shownBy(earlier);
   if (now === undefined || then === undefined || now.log !== then.log) return undefined;
   if (then.length > now.length) return undefined;
   return now.log.ids.slice(then.length, now.length);
 }
 
-function handlerOf(answers: Answers): ViewHandler | undefined {
+// What a snapshot still shows of its log: nothing once a tool changed it, or for an object that
+// is no snapshot. A plain snapshot is compared with its log (at most PLAIN_UP_TO answers).
+function shownBy(answers: Answers): Shown | undefined {
+  const plain = PlainSnapshot.shownBy(answers);
+  if (plain !== undefined) {
+    const { log, length } = plain;
+    if (Object.keys(answers).length !== length) return undefined;
+    for (let i = 0; i < length; i++) {
+      const id = log.ids[i] as string;
+      if (!Object.hasOwn(answers, id) || answers[id] !== log.values[i]) return undefined;
+    }
+    return plain;
+  }
   const handler = (answers as { [HANDLER]?: unknown })[HANDLER];
-  return handler instanceof ViewHandler ? handler : undefined;
+  return handler instanceof ViewHandler ? handler.shown() : undefined;
 }
 
 // Only reads are answered from the log. The first write of any kind copies the answers onto the
@@ -79,7 +145,7 @@ class ViewHandler implements ProxyHandler<Record<string, JsonValue>> {
   }
 
   /** What the view shows, while it is still a view of the log (no tool wrote to it). */
-  shown(): { readonly log: AnswerLog; readonly length: number } | undefined {
+  shown(): Shown | undefined {
     return this.#log === undefined ? undefined : { log: this.#log, length: this.#length };
   }
 
@@ -156,15 +222,19 @@ class ViewHandler implements ProxyHandler<Record<string, JsonValue>> {
     if (log === undefined) return;
     Object.setPrototypeOf(target, Object.prototype);
     for (let i = 0; i < this.#length; i++) {
-      Object.defineProperty(target, log.ids[i] as string, {
-        value: log.values[i],
-        writable: true,
-        enumerable: true,
-        configurable: true,
-      });
+      defineAnswer(target, log.ids[i] as string, log.values[i] as JsonValue);
     }
     this.#log = undefined;
   }
+}
+
+function defineAnswer(target: Record<string, JsonValue>, id: string, value: JsonValue): void {
+  Object.defineProperty(target, id, {
+    value,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
 }
 
 // Node.js prints a proxy by inspecting its target: the target's prototype renders the answers.

@@ -6,70 +6,150 @@ import { answersAddedSince } from "../../src/index.js";
 const human = { prompted: true, secret: false };
 const configured = { prompted: false, secret: false };
 
-function walkOf(...ids: string[]): AnswerWalk {
-  const walk = new AnswerWalk();
-  for (const id of ids) walk.set(id, `${id}!`, human);
-  return walk;
-}
+// A snapshot of a few answers is a plain copy, one of many a view of the log: both must read alike.
+// Each case runs with its answers alone, and again behind 20 answers configured before them.
+describe.each([
+  ["a few answers (a plain copy)", 0],
+  ["many answers (a view of the log)", 20],
+])("with %s", (_kind, before) => {
+  const filler: Record<string, number> = {};
+  for (let i = 0; i < before; i++) filler[`f${i}`] = i;
 
-describe("AnswerWalk.snapshot", () => {
-  it("reads like a plain object of the answers, in the order given", () => {
-    const answers = walkOf("b", "a", "c").snapshot();
-    expect(answers).toStrictEqual({ b: "b!", a: "a!", c: "c!" });
-    expect(Object.keys(answers)).toEqual(["b", "a", "c"]);
-    expect(JSON.stringify(answers)).toBe('{"b":"b!","a":"a!","c":"c!"}');
-    expect({ ...answers }).toStrictEqual({ b: "b!", a: "a!", c: "c!" });
-    expect(Object.hasOwn(answers, "a")).toBe(true);
-    expect(Object.hasOwn(answers, "toString")).toBe(false);
-    expect("a" in answers && "toString" in answers && !("d" in answers)).toBe(true);
-    expect(answers.d).toBeUndefined();
-    expect(Object.getPrototypeOf(answers)).toBe(Object.prototype);
-    expect(String(answers)).toBe("[object Object]");
+  function walkOf(...ids: string[]): AnswerWalk {
+    const walk = new AnswerWalk();
+    for (const [id, value] of Object.entries(filler)) walk.set(id, value, configured);
+    for (const id of ids) walk.set(id, `${id}!`, human);
+    return walk;
+  }
+  const plus = (answers: object): object => ({ ...filler, ...answers });
+  const keys = (...ids: string[]): string[] => [...Object.keys(filler), ...ids];
+
+  describe("AnswerWalk.snapshot", () => {
+    it("reads like a plain object of the answers, in the order given", () => {
+      const answers = walkOf("b", "a", "c").snapshot();
+      expect(answers).toStrictEqual(plus({ b: "b!", a: "a!", c: "c!" }));
+      expect(Object.keys(answers)).toEqual(keys("b", "a", "c"));
+      expect(Reflect.ownKeys(answers)).toEqual(keys("b", "a", "c"));
+      expect(JSON.stringify(answers)).toBe(JSON.stringify(plus({ b: "b!", a: "a!", c: "c!" })));
+      expect({ ...answers }).toStrictEqual(plus({ b: "b!", a: "a!", c: "c!" }));
+      expect(Object.hasOwn(answers, "a")).toBe(true);
+      expect(Object.hasOwn(answers, "toString")).toBe(false);
+      expect("a" in answers && "toString" in answers && !("d" in answers)).toBe(true);
+      expect(answers.d).toBeUndefined();
+      expect(Object.getPrototypeOf(answers)).toBe(Object.prototype);
+      expect(String(answers)).toBe("[object Object]");
+    });
+
+    it("lists array-index ids first, as an object does", () => {
+      const answers = walkOf("b", "10", "a", "2").snapshot();
+      expect(Object.keys(answers)).toEqual(Object.keys(plus({ b: 1, 10: 1, a: 1, 2: 1 })));
+    });
+
+    it("keeps ids such as __proto__ and constructor as its own answers", () => {
+      const answers = walkOf("__proto__", "constructor").snapshot();
+      expect(Object.hasOwn(answers, "__proto__")).toBe(true);
+      expect(Object.getPrototypeOf(answers)).toBe(Object.prototype);
+      expect(answers.constructor).toBe("constructor!");
+      expect(JSON.parse(JSON.stringify(answers))).toEqual({
+        ...filler,
+        ...JSON.parse('{"__proto__":"__proto__!","constructor":"constructor!"}'),
+      });
+    });
+
+    it("prints its answers", () => {
+      expect(inspect(walkOf("a", "b").snapshot(), { breakLength: Number.POSITIVE_INFINITY })).toBe(
+        inspect(plus({ a: "a!", b: "b!" }), { breakLength: Number.POSITIVE_INFINITY }),
+      );
+    });
+
+    it("is not changed by later answers, by going back or by an answer replaced", () => {
+      const walk = walkOf("a", "b");
+      const first = walk.snapshot();
+      walk.set("c", 3, human);
+      const second = walk.snapshot();
+      walk.back();
+      const third = walk.snapshot();
+      walk.set("a", "again", human);
+      expect(first).toStrictEqual(plus({ a: "a!", b: "b!" }));
+      expect(second).toStrictEqual(plus({ a: "a!", b: "b!", c: 3 }));
+      expect(third).toStrictEqual(plus({ a: "a!", b: "b!" }));
+      expect(walk.snapshot()).toStrictEqual(plus({ b: "b!", a: "again" }));
+      expect(Object.keys(walk.snapshot())).toEqual(keys("b", "a"));
+    });
+
+    it("becomes an ordinary copy when a tool writes to it, leaving the walk alone", () => {
+      const walk = walkOf("a", "b");
+      const answers = walk.snapshot() as Record<string, unknown>;
+      answers.z = 1;
+      delete answers.a;
+      expect(answers).toStrictEqual(plus({ b: "b!", z: 1 }));
+      expect(walk.snapshot()).toStrictEqual(plus({ a: "a!", b: "b!" }));
+      const frozen = Object.freeze(walkOf("x").snapshot());
+      expect(Object.isFrozen(frozen)).toBe(true);
+      expect(frozen).toStrictEqual(plus({ x: "x!" }));
+    });
   });
 
-  it("lists array-index ids first, as an object does", () => {
-    const answers = walkOf("b", "10", "a", "2").snapshot();
-    expect(Object.keys(answers)).toEqual(Object.keys({ b: 1, 10: 1, a: 1, 2: 1 }));
-  });
+  describe("answersAddedSince", () => {
+    it("names the answers given between two passes", () => {
+      const walk = walkOf("a");
+      const earlier = walk.snapshot();
+      walk.set("b", 2, human);
+      walk.set("c", 3, configured);
+      expect(answersAddedSince(walk.snapshot(), earlier)).toEqual(["b", "c"]);
+      expect(answersAddedSince(earlier, earlier)).toEqual([]);
+    });
 
-  it("keeps ids such as __proto__ and constructor as its own answers", () => {
-    const answers = walkOf("__proto__", "constructor").snapshot();
-    expect(Object.hasOwn(answers, "__proto__")).toBe(true);
-    expect(answers.constructor).toBe("constructor!");
-    expect(JSON.parse(JSON.stringify(answers))).toEqual(
-      JSON.parse('{"__proto__":"__proto__!","constructor":"constructor!"}'),
-    );
-  });
+    it.each([
+      ["an answer was taken back", (walk: AnswerWalk) => walk.back()],
+      ["an answer was replaced", (walk: AnswerWalk) => walk.set("a", "new", human)],
+    ])("is undefined when %s", (_name, change) => {
+      const walk = walkOf("a", "b");
+      const earlier = walk.snapshot();
+      change(walk);
+      walk.set("z", 1, human);
+      expect(answersAddedSince(walk.snapshot(), earlier)).toBeUndefined();
+    });
 
-  it("prints its answers", () => {
-    expect(inspect(walkOf("a", "b").snapshot())).toBe("{ a: 'a!', b: 'b!' }");
-  });
+    it("is undefined for answers that did not come from the coordinator, or out of order", () => {
+      const walk = walkOf("a");
+      const earlier = walk.snapshot();
+      walk.set("b", 2, human);
+      expect(answersAddedSince(plus({ a: "a!", b: 2 }), earlier)).toBeUndefined();
+      expect(answersAddedSince(walk.snapshot(), plus({ a: "a!" }))).toBeUndefined();
+      expect(answersAddedSince(earlier, walk.snapshot())).toBeUndefined();
+      expect(answersAddedSince(walkOf("a", "b").snapshot(), earlier)).toBeUndefined();
+    });
 
-  it("is not changed by later answers, by going back or by an answer replaced", () => {
-    const walk = walkOf("a", "b");
-    const first = walk.snapshot();
-    walk.set("c", 3, human);
-    const second = walk.snapshot();
-    walk.back();
-    const third = walk.snapshot();
-    walk.set("a", "again", human);
-    expect(first).toStrictEqual({ a: "a!", b: "b!" });
-    expect(second).toStrictEqual({ a: "a!", b: "b!", c: 3 });
-    expect(third).toStrictEqual({ a: "a!", b: "b!" });
-    expect(walk.snapshot()).toStrictEqual({ b: "b!", a: "again" });
-    expect(Object.keys(walk.snapshot())).toEqual(["b", "a"]);
+    it.each([
+      ["changed an answer", (answers: Record<string, unknown>) => (answers.a = "changed")],
+      ["added a key", (answers: Record<string, unknown>) => (answers.extra = 1)],
+      ["deleted an answer", (answers: Record<string, unknown>) => delete answers.a],
+    ])("is undefined once a tool %s in either pass's answers", (_name, write) => {
+      const walk = walkOf("a");
+      const earlier = walk.snapshot();
+      walk.set("b", 2, human);
+      const later = walk.snapshot();
+      write(earlier as Record<string, unknown>);
+      expect(answersAddedSince(later, earlier)).toBeUndefined();
+      const fresh = walk.snapshot();
+      walk.set("c", 3, human);
+      write(fresh as Record<string, unknown>);
+      expect(answersAddedSince(walk.snapshot(), fresh)).toBeUndefined();
+    });
   });
+});
 
-  it("becomes an ordinary copy when a tool writes to it, leaving the walk alone", () => {
-    const walk = walkOf("a", "b");
-    const answers = walk.snapshot() as Record<string, unknown>;
-    answers.z = 1;
-    delete answers.a;
-    expect(answers).toStrictEqual({ b: "b!", z: 1 });
-    expect(walk.snapshot()).toStrictEqual({ a: "a!", b: "b!" });
-    const frozen = Object.freeze(walkOf("x").snapshot());
-    expect(Object.isFrozen(frozen)).toBe(true);
-    expect(frozen).toStrictEqual({ x: "x!" });
+describe("answersAddedSince across the size where a snapshot stops being a plain copy", () => {
+  it("names the answers added from a copy of 15 answers to a view of 18", () => {
+    const walk = new AnswerWalk();
+    for (let i = 0; i < 15; i++) walk.set(`q${i}`, i, human);
+    const earlier = walk.snapshot();
+    for (let i = 15; i < 18; i++) walk.set(`q${i}`, i, human);
+    const later = walk.snapshot();
+    expect(answersAddedSince(later, earlier)).toEqual(["q15", "q16", "q17"]);
+    expect(Object.keys(later)).toHaveLength(18);
+    expect(answersAddedSince(earlier, later)).toBeUndefined();
   });
 });
 
@@ -101,46 +181,6 @@ describe("AnswerWalk.back", () => {
     walk.set("s", "hunter2", { prompted: true, secret: true });
     walk.back();
     expect(walk.prefillFor("s")).toBeUndefined();
-  });
-});
-
-describe("answersAddedSince", () => {
-  it("names the answers given between two passes", () => {
-    const walk = walkOf("a");
-    const earlier = walk.snapshot();
-    walk.set("b", 2, human);
-    walk.set("c", 3, configured);
-    expect(answersAddedSince(walk.snapshot(), earlier)).toEqual(["b", "c"]);
-    expect(answersAddedSince(earlier, earlier)).toEqual([]);
-  });
-
-  it.each([
-    ["an answer was taken back", (walk: AnswerWalk) => walk.back()],
-    ["an answer was replaced", (walk: AnswerWalk) => walk.set("a", "new", human)],
-  ])("is undefined when %s", (_name, change) => {
-    const walk = walkOf("a", "b");
-    const earlier = walk.snapshot();
-    change(walk);
-    walk.set("z", 1, human);
-    expect(answersAddedSince(walk.snapshot(), earlier)).toBeUndefined();
-  });
-
-  it("is undefined for answers that did not come from the coordinator, or out of order", () => {
-    const walk = walkOf("a");
-    const earlier = walk.snapshot();
-    walk.set("b", 2, human);
-    expect(answersAddedSince({ a: "a!", b: 2 }, earlier)).toBeUndefined();
-    expect(answersAddedSince(walk.snapshot(), { a: "a!" })).toBeUndefined();
-    expect(answersAddedSince(earlier, walk.snapshot())).toBeUndefined();
-    expect(answersAddedSince(walkOf("a", "b").snapshot(), earlier)).toBeUndefined();
-  });
-
-  it("is undefined once a tool wrote to either pass's answers", () => {
-    const walk = walkOf("a");
-    const earlier = walk.snapshot();
-    (earlier as Record<string, unknown>).a = "changed";
-    walk.set("b", 2, human);
-    expect(answersAddedSince(walk.snapshot(), earlier)).toBeUndefined();
   });
 });
 
