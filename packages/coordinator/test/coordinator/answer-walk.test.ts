@@ -1,4 +1,5 @@
 import { inspect } from "node:util";
+import type { JsonValue } from "@jp/conversation";
 import { describe, expect, it } from "vitest";
 import { AnswerWalk } from "../../src/coordinator/answer-walk.js";
 import { answersAddedSince } from "../../src/index.js";
@@ -21,7 +22,10 @@ describe.each([
     for (const id of ids) walk.set(id, `${id}!`, human);
     return walk;
   }
-  const plus = (answers: object): object => ({ ...filler, ...answers });
+  const plus = (answers: Record<string, JsonValue>): Record<string, JsonValue> => ({
+    ...filler,
+    ...answers,
+  });
   const keys = (...ids: string[]): string[] => [...Object.keys(filler), ...ids];
 
   describe("AnswerWalk.snapshot", () => {
