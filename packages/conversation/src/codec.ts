@@ -204,16 +204,26 @@ export function createEvent<T extends ConversationEventType>(
     type,
   };
   const order = own(FIELD_ORDER, type) ?? [];
+  let placed = given.timestamp === undefined ? 0 : 1;
   for (const key of order) {
-    if (Object.hasOwn(given, key)) event[key] = given[key];
-  }
-  // Fields of no known place follow as given; the known ones (a handful) were copied above.
-  for (const key in given) {
-    if (key === "timestamp" || key === "type" || key === "metadata" || order.includes(key))
-      continue;
-    if (Object.hasOwn(given, key)) setOwn(event, key, given[key]);
+    if (Object.hasOwn(given, key)) {
+      event[key] = given[key];
+      placed++;
+    }
   }
   const { metadata } = given;
+  if (metadata !== undefined) placed++;
+  // Fields of no known place follow as given; the known ones (a handful) were copied above. The
+  // fields are looked through only when there are more of them than were placed: a `for…in` over
+  // objects of many shapes is the slowest step of making an event.
+  const keys = Object.keys(given);
+  if (keys.length > placed) {
+    for (const key of keys) {
+      if (key === "timestamp" || key === "type" || key === "metadata" || order.includes(key))
+        continue;
+      setOwn(event, key, given[key]);
+    }
+  }
   if (isPlainObject(metadata) && Object.keys(metadata).length > 0) event.metadata = metadata;
   return event as unknown as EventOfType<T>;
 }

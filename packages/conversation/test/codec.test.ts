@@ -163,6 +163,26 @@ describe("the seven event kinds", () => {
       `{"timestamp":"${T}","type":"tool_call_response","id":"t1","content":"ok","is_error":false,"metadata":{"rendered":"ok"}}`,
     );
   });
+
+  it.each([
+    ["with the known ones", { extra: 1, id: "t1", content: "ok", is_error: false }],
+    ["with a timestamp and metadata", { extra: 1, id: "t1", timestamp: T, metadata: { m: 1 } }],
+    ["alone", { extra: 1 }],
+  ])("a created event keeps a field of no known place, after the known ones (%s)", (_, fields) => {
+    const event = createEvent("tool_call_response", fields as never) as Record<string, unknown>;
+    const known = ["timestamp", "type", "id", "content", "is_error"].filter((k) => k in event);
+    const last = "metadata" in fields ? ["metadata"] : [];
+    expect(Object.keys(event)).toEqual([...known, "extra", ...last]);
+    expect(event.extra).toBe(1);
+  });
+
+  it("a created event keeps a field named __proto__ as its own, without changing its prototype", () => {
+    const fields = JSON.parse('{"id":"t1","__proto__":{"polluted":true}}');
+    const event = createEvent("tool_call_response", fields) as Record<string, unknown>;
+    expect(Object.hasOwn(event, "__proto__")).toBe(true);
+    expect(Object.getPrototypeOf(event)).toBe(Object.prototype);
+    expect((event as { polluted?: unknown }).polluted).toBeUndefined();
+  });
 });
 
 describe("inquiry_response read rules (RFD 082)", () => {
