@@ -9,8 +9,10 @@ export type {
   ExecutorResult,
   ExecutorSource,
   FormProgress,
+  RunStop,
   ToolCall,
 } from "./backends/executor.js";
+export { runStopOf } from "./backends/executor.js";
 export type {
   InquiryBackend,
   InquiryError,

@@ -37,7 +37,61 @@ export type ExecutorResult =
 export interface ExecuteInput {
   readonly call: ToolCall;
   readonly answers: Answers;
+  /** Aborts when the run stops: the host's signal aborts, or the person ends the turn. */
   readonly signal: AbortSignal;
+  /**
+   * The same stop as `signal`, for an executor that only needs to know whether and when to stop.
+   * Reading it costs nothing, where the first read of `signal` makes the run's `AbortSignal`
+   * (microseconds, which count when a pass is short). The coordinator always gives it; an input
+   * made elsewhere may not, which {@link runStopOf} covers.
+   */
+  readonly stop?: RunStop;
+}
+
+/** A run's stop, read without making an `AbortSignal` (see {@link ExecuteInput.stop}). */
+export interface RunStop {
+  /** Whether the run has stopped, as `signal.aborted`. */
+  readonly aborted: boolean;
+  /** Why it stopped, as `signal.reason`; `undefined` while it runs. */
+  readonly reason: unknown;
+  /**
+   * Calls `listener` once when the run stops, with the reason, and returns what removes it. As
+   * with an `AbortSignal`'s listeners, one added after the run stopped is never called: read
+   * `aborted` first.
+   */
+  onAbort(listener: (reason: unknown) => void): () => void;
+}
+
+/** The input's {@link RunStop}: its `stop`, or one that follows its `signal`. */
+export function runStopOf(input: {
+  readonly signal: AbortSignal;
+  readonly stop?: RunStop | undefined;
+}): RunStop {
+  return input.stop ?? new SignalStop(input.signal);
+}
+
+// A RunStop over an AbortSignal, for inputs made without a `stop`.
+class SignalStop implements RunStop {
+  readonly #signal: AbortSignal;
+
+  constructor(signal: AbortSignal) {
+    this.#signal = signal;
+  }
+
+  get aborted(): boolean {
+    return this.#signal.aborted;
+  }
+
+  get reason(): unknown {
+    return this.#signal.reason;
+  }
+
+  onAbort(listener: (reason: unknown) => void): () => void {
+    const signal = this.#signal;
+    const onAbort = () => listener(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    return () => signal.removeEventListener("abort", onAbort);
+  }
 }
 
 /** Runs passes of one kind of tool. A pass that throws is reported to the model as an error. */

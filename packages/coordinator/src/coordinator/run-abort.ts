@@ -1,6 +1,12 @@
 import { setMaxListeners } from "node:events";
 import type { JsonObject } from "@jp/conversation";
-import type { Answers, BuiltinToolInput, ExecuteInput, ToolCall } from "../backends/executor.js";
+import type {
+  Answers,
+  BuiltinToolInput,
+  ExecuteInput,
+  RunStop,
+  ToolCall,
+} from "../backends/executor.js";
 
 /** Whether something stopped, and why: what `abortCause` and the prompt queue read. */
 export interface Stopped {
@@ -25,10 +31,40 @@ export class RunAbort implements Stopped {
   #aborted = false;
   #reason: unknown;
   #deferred = 0;
+  // `stop.onAbort` listeners given while the run had no signal; undefined once told.
+  #listeners: Set<(reason: unknown) => void> | undefined;
+  #stop: RunStop | undefined;
 
   /** `outer`: a signal the run follows (the host's); the run also stops on {@link abort}. */
   constructor(outer?: AbortSignal) {
     this.#outer = outer;
+  }
+
+  /** The run's stop as executors see it: read-only, and never making the signal. */
+  get stop(): RunStop {
+    this.#stop ??= new RunAbortStop(this);
+    return this.#stop;
+  }
+
+  /**
+   * Calls `listener` once the run stops. Without a signal of its own, a run keeps its listeners
+   * itself; one that follows a host's signal listens through its own signal, which Node.js lets
+   * go of with the run (a listener on the host's signal, which may outlive many runs, would not).
+   */
+  onAbort(listener: (reason: unknown) => void): () => void {
+    if (this.#signal !== undefined || this.#outer !== undefined) {
+      const signal = this.signal;
+      const onAbort = () => listener(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      return () => signal.removeEventListener("abort", onAbort);
+    }
+    if (this.#aborted) return () => undefined;
+    const listeners = this.#listeners ?? new Set();
+    this.#listeners = listeners;
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+    };
   }
 
   get aborted(): boolean {
@@ -71,6 +107,30 @@ export class RunAbort implements Stopped {
     this.#aborted = true;
     this.#reason = reason;
     this.#controller?.abort(reason);
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
+    if (listeners !== undefined) for (const listener of listeners) listener(reason);
+  }
+}
+
+// What `RunAbort.stop` hands out: its reads and `onAbort`, not `abort`.
+class RunAbortStop implements RunStop {
+  readonly #run: RunAbort;
+
+  constructor(run: RunAbort) {
+    this.#run = run;
+  }
+
+  get aborted(): boolean {
+    return this.#run.aborted;
+  }
+
+  get reason(): unknown {
+    return this.#run.reason;
+  }
+
+  onAbort(listener: (reason: unknown) => void): () => void {
+    return this.#run.onAbort(listener);
   }
 }
 
@@ -114,11 +174,13 @@ export class PassInput extends SignalOnRead implements ExecuteInput, BuiltinTool
   readonly call: ToolCall;
   readonly arguments: JsonObject;
   readonly answers: Answers;
+  readonly stop: RunStop;
 
   constructor(call: ToolCall, answers: Answers, abort: RunAbort) {
     super(abort);
     this.call = call;
     this.arguments = call.arguments;
     this.answers = answers;
+    this.stop = abort.stop;
   }
 }

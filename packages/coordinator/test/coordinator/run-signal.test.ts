@@ -8,6 +8,8 @@ import {
   builtinExecutorSource,
   type PromptBackend,
   type PromptRequest,
+  type RunStop,
+  runStopOf,
   TurnState,
 } from "../../src/index.js";
 import { MockExecutor, MockExecutorSource } from "../../src/testing/index.js";
@@ -157,5 +159,109 @@ describe("the run's signal, made when read", () => {
     ]);
     const answer = stream.events.find((e) => e.type === "inquiry_response");
     expect(answer).toMatchObject({ outcome: "cancelled", reason: "interrupted" });
+  });
+});
+
+describe("a pass's stop, read without the signal", () => {
+  /**
+   * Runs `asker` (a form question, answered with End Turn) beside `watcher`, which waits on its
+   * input's `stop` and reports what it saw. With `host`, the host aborts instead of the person.
+   */
+  async function watchStop(host?: AbortController): Promise<{
+    seen: { aborted: boolean; reason: unknown; told: unknown[] };
+    endTurn: boolean;
+  }> {
+    const started = deferred();
+    const told: unknown[] = [];
+    let seen = { aborted: false, reason: undefined as unknown, told };
+    const asker = new MockExecutor(async () => {
+      await started.promise;
+      if (host !== undefined) host.abort("host gone");
+      return { type: "needs_input", question: booleanQuestion("go"), form: { index: 1, total: 2 } };
+    });
+    const watcher = new MockExecutor(async (input) => {
+      const stop = input.stop as RunStop;
+      const forget = stop.onAbort((reason) => told.push(`removed: ${String(reason)}`));
+      forget();
+      await new Promise<void>((resolve) => {
+        stop.onAbort((reason) => {
+          told.push(reason);
+          resolve();
+        });
+        started.resolve();
+      });
+      // Added after the stop: never called, as with an aborted signal's listeners.
+      stop.onAbort(() => told.push("late"));
+      seen = { aborted: stop.aborted, reason: stop.reason, told };
+      return { type: "success", content: "stopped" };
+    });
+    const { coordinator } = coordinatorFor({
+      tools: UNATTENDED,
+      executors: new MockExecutorSource({ asker, watcher }),
+      // Never reads its options: nothing but the watcher's stop listens to the run.
+      prompts: {
+        isHumanReachable: () => true,
+        ask: async () => ({ type: "end_turn" }) as never,
+      },
+    });
+    const result = await coordinator.run([call("c1", "asker"), call("c2", "watcher")], {
+      turn: new TurnState(),
+      ...(host === undefined ? {} : { signal: host.signal }),
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    return { seen, endTurn: result.endTurn };
+  }
+
+  it("tells its listener once when the person ends the turn, with the turn's reason", async () => {
+    const { seen, endTurn } = await watchStop();
+    expect(endTurn).toBe(true);
+    expect(seen.aborted).toBe(true);
+    expect(seen.told).toHaveLength(1);
+    expect(seen.told[0]).toBe(seen.reason);
+    expect((seen.reason as Error).name).toBe("TurnEnded");
+  });
+
+  it("tells its listener when the host's signal aborts, with the host's reason", async () => {
+    const { seen } = await watchStop(new AbortController());
+    expect(seen).toEqual({ aborted: true, reason: "host gone", told: ["host gone"] });
+  });
+
+  it("is the same object on every pass of a run, and carried by a spread copy of the input", async () => {
+    const stops: unknown[] = [];
+    const tool = new MockExecutor(async (input) => {
+      stops.push({ ...input }.stop);
+      return Object.keys(input.answers).length < 2
+        ? {
+            type: "needs_input",
+            question: booleanQuestion(`q${Object.keys(input.answers).length}`),
+          }
+        : { type: "success", content: "done" };
+    });
+    const { coordinator } = coordinatorFor({
+      tools: UNATTENDED,
+      executors: new MockExecutorSource({ work: tool }),
+      prompts: {
+        isHumanReachable: () => true,
+        ask: async () => ({ type: "answer", value: true }) as never,
+      },
+    });
+    await coordinator.run([call("c1", "work")], { turn: new TurnState() });
+    expect(stops).toHaveLength(3);
+    expect(new Set(stops).size).toBe(1);
+    expect(stops[0]).not.toHaveProperty("abort");
+  });
+
+  it("runStopOf follows the signal of an input the coordinator did not make", () => {
+    const controller = new AbortController();
+    const stop = runStopOf({ signal: controller.signal });
+    const told: unknown[] = [];
+    stop.onAbort((reason) => told.push(reason));
+    const forget = stop.onAbort(() => told.push("removed"));
+    forget();
+    expect([stop.aborted, stop.reason]).toEqual([false, undefined]);
+    controller.abort("done");
+    expect([stop.aborted, stop.reason, told]).toEqual([true, "done", ["done"]]);
+    const own = { aborted: false, reason: undefined, onAbort: () => () => undefined };
+    expect(runStopOf({ signal: controller.signal, stop: own })).toBe(own);
   });
 });

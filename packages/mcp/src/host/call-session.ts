@@ -1,4 +1,4 @@
-import type { Answers, ExecutorResult, ToolCall } from "@jp/coordinator";
+import type { Answers, ExecuteInput, ExecutorResult, ToolCall } from "@jp/coordinator";
 import { type DecidedBy, decisionFor, decisionMeta } from "../decision.js";
 import {
   type Asker,
@@ -19,7 +19,7 @@ export interface CallSession {
   /** Whether the tool's result (or its failure) has been handed to the coordinator. */
   readonly finished: boolean;
   /** One pass of the tool: its result, or the next question. */
-  pass(answers: Answers, signal: AbortSignal): Promise<ExecutorResult>;
+  pass(input: ExecuteInput): Promise<ExecutorResult>;
   /** The coordinator closed question `questionId` without an answer, for `reason`. */
   closed(questionId: string, reason: string): void;
   /** The coordinator is done with the call: release whatever still waits. */
@@ -73,7 +73,7 @@ export abstract class ElicitingCall implements CallSession {
     return this.call.id;
   }
 
-  abstract pass(answers: Answers, signal: AbortSignal): Promise<ExecutorResult>;
+  abstract pass(input: ExecuteInput): Promise<ExecutorResult>;
   abstract closed(questionId: string, reason: string): void;
   abstract end(): void;
   abstract suspend(): SuspendedRound | undefined;

@@ -154,14 +154,6 @@ class Connection implements McpConnection {
     if (this.#current === call) this.#current = undefined;
   };
   readonly #watchdog: Watchdog;
-  // The pass signals followed (one listener each, kept for the signal's life): an abort stops
-  // the line's call if that call's pass runs with the signal.
-  readonly #followed = new WeakSet<AbortSignal>();
-  readonly #follow = (signal: AbortSignal) => {
-    if (this.#followed.has(signal)) return;
-    this.#followed.add(signal);
-    signal.addEventListener("abort", () => this.#current?.interrupt(signal), { once: true });
-  };
   #lineAbort = new AbortController();
   readonly #lineController = () => {
     if (this.#lineAbort.signal.aborted) this.#lineAbort = new AbortController();
@@ -237,9 +229,9 @@ class Connection implements McpConnection {
 
   #executorOf(remote: string): Executor {
     return {
-      execute: ({ call, answers, signal }) => {
+      execute: (input) => {
         try {
-          return this.#session(call, remote).pass(answers, signal);
+          return this.#session(input.call, remote).pass(input);
         } catch (error) {
           return Promise.reject(error);
         }
@@ -387,7 +379,6 @@ class Connection implements McpConnection {
       leave: this.#leaveLine,
       controller: this.#lineController,
       watchdog: this.#watchdog,
-      follow: this.#follow,
     };
     this.#lastSlot = line.slot;
     return new PushCall(this.#host, call, remote, {

@@ -1,3 +1,5 @@
+import type { RunStop } from "@jp/coordinator";
+
 /**
  * One call's slot in a connection's line of 2025-era calls, which run one at a time: released
  * once the server has let go of the call, when the next call may start. Waiting costs a promise
@@ -25,15 +27,14 @@ export class LineSlot {
     else previous.#then(() => this.release());
   }
 
-  /** Settles once the slot is released; rejects with the signal's reason if it aborts first. */
-  wait(signal: AbortSignal): Promise<void> {
-    if (signal.aborted) return Promise.reject(signal.reason);
+  /** Settles once the slot is released; rejects with the run's reason if it stops first. */
+  wait(stop: RunStop): Promise<void> {
+    if (stop.aborted) return Promise.reject(stop.reason);
     if (this.#released) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const onAbort = () => reject(signal.reason);
-      signal.addEventListener("abort", onAbort, { once: true });
+      const forget = stop.onAbort(reject);
       this.#then(() => {
-        signal.removeEventListener("abort", onAbort);
+        forget();
         resolve();
       });
     });

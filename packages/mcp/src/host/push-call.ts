@@ -1,4 +1,10 @@
-import type { Answers, ExecutorResult, ToolCall } from "@jp/coordinator";
+import {
+  type ExecuteInput,
+  type ExecutorResult,
+  type RunStop,
+  runStopOf,
+  type ToolCall,
+} from "@jp/coordinator";
 import type { Client } from "@modelcontextprotocol/client";
 import {
   ElicitingCall,
@@ -34,11 +40,6 @@ export interface LinePlace {
   readonly controller: () => AbortController;
   /** The server's working-time limit, shared like the controller. */
   readonly watchdog: Watchdog;
-  /**
-   * Follows the signal of a pass: once it aborts, the line's call is told (see
-   * {@link PushCall.interrupt}). One listener per signal serves every call of the line.
-   */
-  readonly follow: (signal: AbortSignal) => void;
 }
 
 /**
@@ -60,8 +61,6 @@ export class PushCall extends ElicitingCall {
   #left = false;
   #settled = true;
   #wake: (() => void) | undefined;
-  // The signal of the pass running now, if one is.
-  #passSignal: AbortSignal | undefined;
   readonly #watchdog: Watchdog;
 
   constructor(
@@ -116,17 +115,20 @@ export class PushCall extends ElicitingCall {
     this.#notify();
   }
 
-  async pass(answers: Answers, signal: AbortSignal): Promise<ExecutorResult> {
+  async pass(input: ExecuteInput): Promise<ExecutorResult> {
+    const { answers } = input;
+    const stop = runStopOf(input);
     if (!this.#entered) {
-      const waiting = this.#enter(signal);
+      const waiting = this.#enter(stop);
       if (waiting !== undefined) await waiting;
     }
     if (!this.#started) this.#start();
-    this.#line.follow(signal);
-    this.#passSignal = signal;
+    // The run stopping while this pass runs stops the call. Between passes it stops nothing here:
+    // the coordinator closes the open question itself, with its recorded reason (see `closed`).
+    const forget = stop.onAbort((reason) => this.#stop(reason));
     try {
       for (;;) {
-        if (signal.aborted) throw signal.reason;
+        if (stop.aborted) throw stop.reason;
         const head = this.#queue[0];
         if (head !== undefined) {
           if (head.withdrawn) {
@@ -147,7 +149,7 @@ export class PushCall extends ElicitingCall {
           this.#ended = true;
           this.#leave();
           if (result.ok) return completedFromToolResult(result.value);
-          if (signal.aborted) throw signal.reason;
+          if (stop.aborted) throw stop.reason;
           return this.failed(describeFailure(result.error, this.host.serverTimeoutMs));
         }
         await new Promise<void>((resolve) => {
@@ -158,18 +160,18 @@ export class PushCall extends ElicitingCall {
       this.#leave();
       throw error;
     } finally {
-      this.#passSignal = undefined;
+      forget();
     }
   }
 
   // Takes the line: a free one at once, without a promise; a held one once the call before has
   // left it. A pass aborted before it entered gives its place up once the call before has left.
-  #enter(signal: AbortSignal): Promise<void> | undefined {
+  #enter(stop: RunStop): Promise<void> | undefined {
     this.#entered = true;
     const line = this.#line;
     const previous = line.previous;
-    if (signal.aborted || (previous !== undefined && !previous.released)) {
-      return (previous?.wait(signal) ?? Promise.reject(signal.reason)).then(
+    if (stop.aborted || (previous !== undefined && !previous.released)) {
+      return (previous?.wait(stop) ?? Promise.reject(stop.reason)).then(
         () => line.enter(this),
         (error: unknown) => {
           this.#left = true;
@@ -193,15 +195,6 @@ export class PushCall extends ElicitingCall {
     }
     line.leave(this);
     if (this.#settled) line.slot.release();
-  }
-
-  /**
-   * `signal` aborted: a pass running with it stops the call. An abort between passes stops
-   * nothing here: the coordinator closes the open question itself, with its recorded reason
-   * (see `closed`).
-   */
-  interrupt(signal: AbortSignal): void {
-    if (this.#passSignal === signal) this.#stop(signal.reason);
   }
 
   closed(questionId: string, reason: string): void {

@@ -1,5 +1,5 @@
 import type { JsonObject } from "@jp/conversation";
-import type { Answers, ExecutorResult, ToolCall } from "@jp/coordinator";
+import type { ExecuteInput, ExecutorResult, ToolCall } from "@jp/coordinator";
 import {
   type Client,
   isInputRequiredResult,
@@ -74,7 +74,7 @@ export class RoundCall extends ElicitingCall {
     }
   }
 
-  async pass(answers: Answers, signal: AbortSignal): Promise<ExecutorResult> {
+  async pass({ answers, signal }: ExecuteInput): Promise<ExecutorResult> {
     try {
       if (this.#result === undefined) this.#result = await this.#send(undefined, signal);
       for (;;) {
