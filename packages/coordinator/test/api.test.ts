@@ -48,6 +48,7 @@ describe("the public API of @jp/coordinator", () => {
       "resolveToolConfig",
       "resumeInStore",
       "routeQuestion",
+      "runStopOf",
       "targetOf",
       "toInquiryQuestion",
       "toolConfigSchema",

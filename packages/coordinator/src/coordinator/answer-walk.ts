@@ -36,7 +36,8 @@ export class AnswerWalk {
   #given: Given[] = [];
   /** How many answers in the log were given at a prompt. */
   #prompted = 0;
-  readonly #prefill = new Map<string, JsonValue>();
+  // Made when Back first keeps answers to pre-fill: most calls never go back.
+  #prefill: Map<string, JsonValue> | undefined;
 
   /** How many answers the walk holds. */
   get size(): number {
@@ -56,7 +57,7 @@ export class AnswerWalk {
     this.#log.push(id, value);
     this.#given.push({ prompted: meta.prompted, secret: meta.secret });
     if (meta.prompted) this.#prompted++;
-    this.#prefill.delete(id);
+    this.#prefill?.delete(id);
   }
 
   /** Whether there is a human answer to go back to. */
@@ -74,6 +75,7 @@ export class AnswerWalk {
     if (from === -1) return;
     for (let i = from; i < this.#given.length; i++) {
       if (this.#given[i]?.secret !== true) {
+        this.#prefill ??= new Map();
         this.#prefill.set(this.#log.ids[i] as string, this.#log.values[i] as JsonValue);
       }
     }
@@ -100,7 +102,7 @@ export class AnswerWalk {
 
   /** The earlier answer to pre-fill when `id` is asked again after going back. */
   prefillFor(id: string): JsonValue | undefined {
-    return this.#prefill.get(id);
+    return this.#prefill?.get(id);
   }
 
   #entries(): { id: string; value: JsonValue; prompted: boolean; secret: boolean }[] {
@@ -120,7 +122,7 @@ export class AnswerWalk {
       answers: this.#entries().map(({ id, value, prompted, secret }) =>
         secret ? { id, prompted, secret: true } : { id, value, prompted, secret: false },
       ),
-      prefill: [...this.#prefill],
+      prefill: this.#prefill === undefined ? [] : [...this.#prefill],
     };
   }
 
@@ -131,7 +133,7 @@ export class AnswerWalk {
       if (entry.secret || entry.value === undefined) continue;
       walk.set(entry.id, entry.value, { prompted: entry.prompted, secret: false });
     }
-    for (const [id, value] of json.prefill) walk.#prefill.set(id, value);
+    for (const [id, value] of json.prefill) (walk.#prefill ??= new Map()).set(id, value);
     return walk;
   }
 

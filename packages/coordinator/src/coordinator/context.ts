@@ -296,7 +296,8 @@ export async function showPrompt<R extends PromptRequest>(
 /** Collects the run's secret answers and masks them in any text. */
 export class SecretMask {
   static readonly MASK = "[redacted secret]";
-  readonly #values = new Set<string>();
+  // Made with the first secret: most runs have none.
+  #values: Set<string> | undefined;
   #pattern: RegExp | undefined;
 
   add(value: unknown): void {
@@ -304,8 +305,10 @@ export class SecretMask {
     // Also the forms it takes inside JSON text, quoted once or twice: an error that quotes a
     // JSON body, a command that echoes its JSON input on stderr, which the failure quotes again.
     let form = value;
+    const values = this.#values ?? new Set();
+    this.#values = values;
     for (let depth = 0; depth < 3; depth++) {
-      this.#values.add(form);
+      values.add(form);
       const escaped = JSON.stringify(form).slice(1, -1);
       if (escaped === form) break;
       form = escaped;
@@ -326,7 +329,7 @@ export class SecretMask {
       readonly answer_type: { readonly type: string };
     },
   >(question: Q): Q {
-    if (this.#values.size === 0) return question;
+    if (this.#values === undefined) return question;
     const text = this.mask(question.text);
     const context = question.context === undefined ? undefined : this.mask(question.context);
     const fallback =
@@ -350,11 +353,12 @@ export class SecretMask {
 
   /** `text` with every occurrence of every secret replaced by {@link SecretMask.MASK}. */
   mask(text: string): string {
-    if (this.#values.size === 0) return text;
+    const values = this.#values;
+    if (values === undefined) return text;
     // One pass, longest first: a secret that contains another is masked whole, and a mask
     // already written is never searched again (a one-letter secret would garble it).
     this.#pattern ??= new RegExp(
-      [...this.#values]
+      [...values]
         .sort((a, b) => b.length - a.length)
         .map((value) => value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
         .join("|"),

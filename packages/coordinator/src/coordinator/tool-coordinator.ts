@@ -314,12 +314,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
   async #cycle(
     requests: readonly { readonly call: ToolCall; readonly resume?: PendingMarker }[],
     options: RunOptions,
-    resumed: Resumed = {
-      stored: new Map(),
-      expired: new Set(),
-      previous: new Map(),
-      inMemory: new Set(),
-    },
+    resumed: Resumed = notResumed(),
   ): Promise<RunResult> {
     const { stream } = this.#options;
     const abort = new RunAbort(options.signal);
@@ -329,13 +324,16 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     const unreachable = asked instanceof Promise ? await asked : asked;
     const refusals: PromptRefusal[] = [];
     // Only this run's calls: another run of this coordinator may be refusing prompts meanwhile.
-    const ids = new Set(requests.map(({ call }) => call.id));
+    // The ids are gathered at the first refusal: most runs have none.
+    let ids: Set<string> | undefined;
     const collect = (refusal: PromptRefusal) => {
+      ids ??= new Set(requests.map(({ call }) => call.id));
       if (ids.has(refusal.tool_call_id)) refusals.push(refusal);
     };
     this.on("prompt-refused", collect);
-    const closed = new Set<PromptRequest>();
+    let closed: Set<PromptRequest> | undefined;
     const closeSuspended = (request: PromptRequest) => {
+      closed ??= new Set();
       if (closed.has(request)) return;
       closed.add(request);
       if (request.kind !== "question") return;
@@ -378,7 +376,8 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
       resolve: (name) => this.config(name),
       maxQuestions: this.#options.maxQuestionsPerCall ?? 256,
     };
-    const responses = new Map<number, ToolCallResponse>();
+    // By the call's place in `requests`; a suspended call has none.
+    const responses: (ToolCallResponse | undefined)[] = new Array(requests.length);
     const outcomes: CallOutcome[] = await Promise.all(
       requests.map(async ({ call, resume }, i) => {
         this.#running.set(call.id, { ctx, call });
@@ -405,7 +404,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
             is_error: outcome.is_error,
           });
           appendOrThrow(stream, response);
-          responses.set(i, response);
+          responses[i] = response;
         }
         return outcome;
       }),
@@ -428,7 +427,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
           is_error: false,
         });
         appendOrThrow(stream, response);
-        responses.set(i, response);
+        responses[i] = response;
         outcomes[i] = { content, is_error: false, endTurn: false };
       });
     }
@@ -440,10 +439,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
       resumed,
     );
     return {
-      responses: requests.flatMap((_, i) => {
-        const response = responses.get(i);
-        return response === undefined ? [] : [response];
-      }),
+      responses: responses.filter((response) => response !== undefined),
       endTurn,
       refusals,
       pending,
@@ -604,6 +600,16 @@ function openRequestCounts(events: readonly StreamEvent[]): Map<string, number> 
   for (const [id, count] of open) if (count <= 0) open.delete(id);
   return open;
 }
+
+/**
+ * What a live run starts with: nothing to resume. Fresh for every run, as a resume's own are:
+ * a run takes stored replies out of `stored` as it applies them.
+ */
+function notResumed(): Resumed {
+  return { stored: new Map(), expired: EMPTY_SET, previous: EMPTY_MAP, inMemory: EMPTY_SET };
+}
+const EMPTY_SET: ReadonlySet<string> = new Set<string>();
+const EMPTY_MAP: ReadonlyMap<string, never> = new Map<string, never>();
 
 /** What a resume carries into its cycle from the markers it consumed. */
 interface Resumed {
