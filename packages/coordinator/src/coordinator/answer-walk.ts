@@ -133,7 +133,7 @@ export class AnswerWalk {
       if (entry.secret || entry.value === undefined) continue;
       walk.set(entry.id, entry.value, { prompted: entry.prompted, secret: false });
     }
-    for (const [id, value] of json.prefill) (walk.#prefill ??= new Map()).set(id, value);
+    if (json.prefill.length > 0) walk.#prefill = new Map(json.prefill);
     return walk;
   }
 
