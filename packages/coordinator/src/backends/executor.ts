@@ -87,11 +87,18 @@ class SignalStop implements RunStop {
   }
 
   onAbort(listener: (reason: unknown) => void): () => void {
-    const signal = this.#signal;
-    const onAbort = () => listener(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    return () => signal.removeEventListener("abort", onAbort);
+    return listenForAbort(this.#signal, listener);
   }
+}
+
+/** `RunStop.onAbort` on an `AbortSignal`: calls `listener` once it aborts, with its reason. */
+export function listenForAbort(
+  signal: AbortSignal,
+  listener: (reason: unknown) => void,
+): () => void {
+  const onAbort = () => listener(signal.reason);
+  signal.addEventListener("abort", onAbort, { once: true });
+  return () => signal.removeEventListener("abort", onAbort);
 }
 
 /** Runs passes of one kind of tool. A pass that throws is reported to the model as an error. */

@@ -1,11 +1,12 @@
 import { setMaxListeners } from "node:events";
 import type { JsonObject } from "@jp/conversation";
-import type {
-  Answers,
-  BuiltinToolInput,
-  ExecuteInput,
-  RunStop,
-  ToolCall,
+import {
+  type Answers,
+  type BuiltinToolInput,
+  type ExecuteInput,
+  listenForAbort,
+  type RunStop,
+  type ToolCall,
 } from "../backends/executor.js";
 
 /** Whether something stopped, and why: what `abortCause` and the prompt queue read. */
@@ -53,10 +54,7 @@ export class RunAbort implements Stopped {
    */
   onAbort(listener: (reason: unknown) => void): () => void {
     if (this.#signal !== undefined || this.#outer !== undefined) {
-      const signal = this.signal;
-      const onAbort = () => listener(signal.reason);
-      signal.addEventListener("abort", onAbort, { once: true });
-      return () => signal.removeEventListener("abort", onAbort);
+      return listenForAbort(this.signal, listener);
     }
     if (this.#aborted) return () => undefined;
     const listeners = this.#listeners ?? new Set();
