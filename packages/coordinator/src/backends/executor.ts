@@ -122,7 +122,10 @@ export interface ExecutorSource {
 export interface BuiltinToolInput {
   readonly arguments: JsonObject;
   readonly answers: Answers;
+  /** Aborts when the run stops: the host's signal aborts, or the person ends the turn. */
   readonly signal: AbortSignal;
+  /** The same stop, read without making the signal (see {@link ExecuteInput.stop}). */
+  readonly stop?: RunStop;
 }
 
 /**

@@ -10,6 +10,7 @@ import type {
   Executor,
   ExecutorResult,
   ExecutorSource,
+  RunStop,
 } from "../backends/executor.js";
 import { layerToolsConfigs } from "../config/layering.js";
 import type { ToolConfig, ToolsConfig } from "../config/schema.js";
@@ -75,11 +76,13 @@ function looksValid(question: Question): boolean {
 class BuiltinPass extends SignalOnRead implements BuiltinToolInput {
   readonly arguments: JsonObject;
   readonly answers: Answers;
+  readonly stop?: RunStop;
 
   constructor(input: ExecuteInput) {
     super(input);
     this.arguments = input.call.arguments;
     this.answers = input.answers;
+    if (input.stop !== undefined) this.stop = input.stop;
   }
 }
 

@@ -6,6 +6,7 @@ import {
   type AskOptions,
   type BuiltinTool,
   builtinExecutorSource,
+  type ExecuteInput,
   type PromptBackend,
   type PromptRequest,
   type RunStop,
@@ -249,6 +250,39 @@ describe("a pass's stop, read without the signal", () => {
     expect(stops).toHaveLength(3);
     expect(new Set(stops).size).toBe(1);
     expect(stops[0]).not.toHaveProperty("abort");
+  });
+
+  it("a built-in gets the run's stop, directly and through an executor that wraps the input", async () => {
+    const stops: unknown[] = [];
+    const asks: BuiltinTool = {
+      execute: ({ answers, stop }) => {
+        stops.push(stop);
+        return answers.ok === undefined
+          ? { type: "needs_input", question: booleanQuestion("ok") }
+          : { type: "success", content: "done" };
+      },
+    };
+    const direct = builtinExecutorSource({ asks });
+    // A host's wrapper that passes a copy of the input: the built-in still gets the stop.
+    const wrapped = {
+      executorFor: (c: Parameters<typeof direct.executorFor>[0], config: never) => {
+        const inner = direct.executorFor(c, config);
+        return inner && { execute: (input: ExecuteInput) => inner.execute({ ...input }) };
+      },
+    };
+    const yes: PromptBackend = {
+      isHumanReachable: () => true,
+      ask: async () => ({ type: "answer", value: true }) as never,
+    };
+    for (const executors of [direct, wrapped]) {
+      const { coordinator } = coordinatorFor({ tools: UNATTENDED, executors, prompts: yes });
+      await coordinator.run([call("c1", "asks")], { turn: new TurnState() });
+    }
+    expect(stops).toHaveLength(4);
+    expect(stops.every((stop) => (stop as RunStop | undefined)?.aborted === false)).toBe(true);
+    expect(stops[0]).toBe(stops[1]);
+    expect(stops[2]).toBe(stops[3]);
+    expect(stops[0]).not.toBe(stops[2]);
   });
 
   it("runStopOf follows the signal of an input the coordinator did not make", () => {
