@@ -204,7 +204,8 @@ export function createEvent<T extends ConversationEventType>(
     type,
   };
   const order = own(FIELD_ORDER, type) ?? [];
-  let placed = given.timestamp === undefined ? 0 : 1;
+  // Own fields with a place: the known ones, and `timestamp` and `metadata`.
+  let placed = Object.hasOwn(given, "timestamp") ? 1 : 0;
   for (const key of order) {
     if (Object.hasOwn(given, key)) {
       event[key] = given[key];
@@ -212,7 +213,7 @@ export function createEvent<T extends ConversationEventType>(
     }
   }
   const { metadata } = given;
-  if (metadata !== undefined) placed++;
+  if (Object.hasOwn(given, "metadata")) placed++;
   // Fields of no known place follow as given; the known ones (a handful) were copied above. The
   // fields are looked through only when there are more of them than were placed: a `for…in` over
   // objects of many shapes is the slowest step of making an event.

@@ -168,6 +168,10 @@ describe("the seven event kinds", () => {
     ["with the known ones", { extra: 1, id: "t1", content: "ok", is_error: false }],
     ["with a timestamp and metadata", { extra: 1, id: "t1", timestamp: T, metadata: { m: 1 } }],
     ["alone", { extra: 1 }],
+    [
+      "beside a timestamp it inherits",
+      Object.assign(Object.create({ timestamp: T }), { id: "t1", extra: 1 }),
+    ],
   ])("a created event keeps a field of no known place, after the known ones (%s)", (_, fields) => {
     const event = createEvent("tool_call_response", fields as never) as Record<string, unknown>;
     const known = ["timestamp", "type", "id", "content", "is_error"].filter((k) => k in event);

@@ -138,8 +138,9 @@ describe.each([
       expect(answersAddedSince(later, earlier)).toBeUndefined();
       const fresh = walk.snapshot();
       walk.set("c", 3, human);
-      write(fresh as Record<string, unknown>);
-      expect(answersAddedSince(walk.snapshot(), fresh)).toBeUndefined();
+      const newer = walk.snapshot();
+      write(newer as Record<string, unknown>);
+      expect(answersAddedSince(newer, fresh)).toBeUndefined();
     });
   });
 });
