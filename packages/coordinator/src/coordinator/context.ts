@@ -195,37 +195,42 @@ export async function showPrompt<R extends PromptRequest>(
   const backend = ctx.prompts;
   const promptId = promptIdFor(request);
   const stored = ctx.stored.get(promptId) as ReplyFor<R> | undefined;
-  const suspends = ctx.suspend && hooks.suspendable === true;
-  if (backend === undefined && stored === undefined && !suspends) {
+  const suspendable = hooks.suspendable === true;
+  if (backend === undefined && stored === undefined && !(ctx.suspend && suspendable)) {
     return { type: "failed", error: "no prompt backend is configured", failure: "unreachable" };
   }
-  let result: PromptResult<R>;
   // The prompt's own deadline starts when it is shown, not while it waits in line. Only made
   // when there is one: a signal takes longer to make than the rest of a question round.
   const deadline = ctx.promptTimeoutMs === undefined ? undefined : new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
   const stop: Stopped =
     deadline === undefined ? ctx.abort : AbortSignal.any([ctx.abort.signal, deadline.signal]);
-  let endedTurn = false;
+  const place = ctx.resumedLine?.waitFor(promptId, request.tool_call_id);
+  if (place !== undefined) await place;
+  const entered = ctx.queue.enter(stop);
+  ctx.resumedLine?.joined(promptId);
+  if (entered !== true && (entered === false || !(await entered))) {
+    // The run stopped while the prompt waited in line: it was never shown.
+    return answered(ctx, request, { type: "aborted", cause: abortCause(stop) });
+  }
+  // The prompt's whole turn, its outcome told to listeners included, ends before the next
+  // prompt in line may start.
   try {
-    let shown = false;
-    let left = false;
-    const leave = () => {
-      left = true;
-      ctx.line.held = true;
-      ctx.suspensions.set(request, ctx.suspensions.size);
-      return undefined;
-    };
-    const place = ctx.resumedLine?.waitFor(promptId, request.tool_call_id);
-    if (place !== undefined) await place;
-    const turn = ctx.queue.run(stop, async (): Promise<ReplyFor<R> | undefined> => {
+    let endedTurn = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let result: PromptResult<R>;
+    try {
+      const leave = (): PromptResult<R> => {
+        ctx.line.held = true;
+        ctx.suspensions.set(request, ctx.suspensions.size);
+        return { type: "suspended" };
+      };
       // Behind a pending prompt, nothing is decided yet: not even whether this one is needed.
-      if (ctx.line.held && hooks.suspendable === true) {
-        shown = true;
-        return leave();
+      if (ctx.line.held && suspendable) return leave();
+      if (hooks.needed?.() === false) {
+        if (!stop.aborted) return { type: "unneeded" };
+        return answered(ctx, request, { type: "aborted", cause: abortCause(stop) });
       }
-      if (hooks.needed?.() === false) return undefined;
-      shown = true;
+      let reply: ReplyFor<R>;
       if (stored !== undefined) {
         // The person answered while the turn was suspended: apply it in this prompt's place.
         ctx.stored.delete(promptId);
@@ -239,54 +244,59 @@ export async function showPrompt<R extends PromptRequest>(
         }
         hooks.onReply?.(stored);
         if (endedTurn) ctx.endTurn();
-        return stored;
-      }
-      if (suspends || backend === undefined) return leave();
-      if (deadline !== undefined && ctx.promptTimeoutMs !== undefined) {
-        const ms = ctx.promptTimeoutMs;
-        timer = setTimeout(() => deadline.abort(new PromptTimeoutError(ms)), ms);
-      }
-      if (ctx.emitter.listenerCount("prompt-shown") > 0) {
-        ctx.emitter.emit("prompt-shown", { request });
-      }
-      // The signal is made only if the backend reads it (see RunAbort).
-      const answered = await backend.ask(
-        request,
-        new SignalOnRead(stop instanceof AbortSignal ? stop : ctx.abort),
-      );
-      if (answered.type === "later") {
-        if (hooks.suspendable !== true) {
-          throw new HumanUnreachableError("the person can only answer later");
+        reply = stored;
+      } else {
+        if ((ctx.suspend && suspendable) || backend === undefined) return leave();
+        if (deadline !== undefined && ctx.promptTimeoutMs !== undefined) {
+          const ms = ctx.promptTimeoutMs;
+          timer = setTimeout(() => deadline.abort(new PromptTimeoutError(ms)), ms);
         }
-        return leave();
+        if (ctx.emitter.listenerCount("prompt-shown") > 0) {
+          ctx.emitter.emit("prompt-shown", { request });
+        }
+        // The signal is made only if the backend reads it (see RunAbort).
+        const asked = await backend.ask(
+          request,
+          new SignalOnRead(stop instanceof AbortSignal ? stop : ctx.abort),
+        );
+        if (asked.type === "later") {
+          if (!suspendable) throw new HumanUnreachableError("the person can only answer later");
+          return leave();
+        }
+        if (!stop.aborted) {
+          hooks.onReply?.(asked);
+          // End Turn closes every prompt queued behind this one before the next could be shown.
+          endedTurn = endsTurn(request, asked);
+          if (endedTurn) ctx.endTurn();
+        }
+        reply = asked;
       }
-      if (!stop.aborted) {
-        hooks.onReply?.(answered);
-        // End Turn closes every prompt queued behind this one before the next could be shown.
-        endedTurn = endsTurn(request, answered);
-        if (endedTurn) ctx.endTurn();
-      }
-      return answered;
-    });
-    ctx.resumedLine?.joined(promptId);
-    const reply = await turn;
-    if (!shown && !stop.aborted) return { type: "unneeded" };
-    if (left) return { type: "suspended" };
-    result =
-      reply === undefined ? { type: "aborted", cause: abortCause(stop) } : { type: "reply", reply };
-  } catch (cause) {
-    result = stop.aborted
-      ? { type: "aborted", cause: abortCause(stop) }
-      : isPromptTimeout(cause)
-        ? // The backend's own deadline passed: the same record as the coordinator's own.
-          { type: "aborted", cause: { type: "timeout", ms: cause.ms } }
-        : { type: "failed", error: ctx.secrets.mask(describe(cause)), failure: failureOf(cause) };
+      result =
+        stop.aborted && !endedTurn
+          ? { type: "aborted", cause: abortCause(stop) }
+          : { type: "reply", reply };
+    } catch (cause) {
+      result = stop.aborted
+        ? { type: "aborted", cause: abortCause(stop) }
+        : isPromptTimeout(cause)
+          ? // The backend's own deadline passed: the same record as the coordinator's own.
+            { type: "aborted", cause: { type: "timeout", ms: cause.ms } }
+          : { type: "failed", error: ctx.secrets.mask(describe(cause)), failure: failureOf(cause) };
+    } finally {
+      clearTimeout(timer);
+    }
+    return answered(ctx, request, result);
   } finally {
-    clearTimeout(timer);
+    ctx.queue.leave();
   }
-  if (result.type === "reply" && stop.aborted && !endedTurn) {
-    result = { type: "aborted", cause: abortCause(stop) };
-  }
+}
+
+// Tells listeners how a prompt that was shown, or stopped in line, ended.
+function answered<R extends PromptRequest>(
+  ctx: RunContext,
+  request: R,
+  result: PromptResult<R>,
+): PromptResult<R> {
   if (ctx.emitter.listenerCount("prompt-answered") > 0) {
     ctx.emitter.emit("prompt-answered", { request, outcome: outcomeOf(result) });
   }
