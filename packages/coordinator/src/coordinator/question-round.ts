@@ -3,7 +3,11 @@ import { type Question, reusePolicy, validateAnswer } from "@jp/tool";
 import { err, type Result } from "neverthrow";
 import type { ExecutorResult, ToolCall } from "../backends/executor.js";
 import type { InquiryError } from "../backends/inquiry-backend.js";
-import type { QuestionControls, QuestionPromptRequest } from "../backends/prompt-backend.js";
+import type {
+  QuestionControls,
+  QuestionPromptRequest,
+  QuestionReply,
+} from "../backends/prompt-backend.js";
 import { questionConfigFor } from "../config/question-config.js";
 import type { QuestionConfig, QuestionTarget, ResolvedToolConfig } from "../config/schema.js";
 import { inquiryId, toInquiryQuestion } from "../recording/inquiry-question.js";
@@ -24,6 +28,8 @@ import {
   describe,
   formatSeconds,
   type PromptFailure,
+  type PromptHooks,
+  type PromptResult,
   type RunContext,
   record,
   showPrompt,
@@ -206,7 +212,12 @@ export async function resolveQuestion(
       case "inquiry":
         return askAssistant(ctx, call, id, question, questionConfig?.target);
       case "prompt": {
-        const outcome = await askHuman(ctx, { call, questionConfig, id, need, walk, error });
+        // The prompt's own steps are plain functions around the one wait: a question round is
+        // on the hot path, and every async function in it costs a promise and a frame.
+        const round: HumanRound = { call, questionConfig, id, need, walk, error };
+        const request = promptRequest(round);
+        const hooks = new QuestionHooks(ctx, call, question, request.controls.remember);
+        const outcome = humanOutcome(ctx, round, request, await showPrompt(ctx, request, hooks));
         if (outcome.type !== "invalid") return outcome;
         error = outcome.message;
         repeats = outcome.reply === lastInvalid ? repeats + 1 : 1;
@@ -307,34 +318,63 @@ type HumanOutcome =
       readonly reply: string;
     };
 
-async function askHuman(ctx: RunContext, round: HumanRound): Promise<HumanOutcome> {
+// The answer remembered for the turn, if it may be used for this question and still fits it.
+function rememberedFitting(
+  ctx: RunContext,
+  call: ToolCall,
+  question: Question,
+): JsonValue | undefined {
+  if (question.answer_type.type === "secret" || reusePolicy(question) === "none") return undefined;
+  const answer = rememberedFor(ctx, call, question);
+  return answer !== undefined && validateAnswer(question.answer_type, answer).isOk()
+    ? answer
+    : undefined;
+}
+
+/** What a question's prompt does inside its turn in the queue: one object, no closures. */
+class QuestionHooks implements PromptHooks<QuestionPromptRequest> {
+  readonly suspendable = true;
+  readonly #ctx: RunContext;
+  readonly #call: ToolCall;
+  readonly #question: Question;
+  // Whether the prompt offered to remember the answer for the turn.
+  readonly #remember: boolean;
+
+  constructor(ctx: RunContext, call: ToolCall, question: Question, remember: boolean) {
+    this.#ctx = ctx;
+    this.#call = call;
+    this.#question = question;
+    this.#remember = remember;
+  }
+
+  /** Another call of the same tool may have had this question answered "for the turn" meanwhile. */
+  needed(): boolean {
+    return rememberedFitting(this.#ctx, this.#call, this.#question) === undefined;
+  }
+
+  /** Remembered inside the prompt's turn, so a queued prompt for the same question sees it. */
+  onReply(reply: QuestionReply): void {
+    if (reply.type !== "answer" || reply.remember !== true || !this.#remember) return;
+    const question = this.#question;
+    const checked = validateAnswer(question.answer_type, reply.value);
+    if (checked.isOk() && !isSecret(question))
+      this.#ctx.turn.rememberAnswer(this.#call.name, question.id, checked.value);
+  }
+}
+
+// What the shown prompt means for the question: an answer, a control, or why there is none.
+function humanOutcome(
+  ctx: RunContext,
+  round: HumanRound,
+  request: QuestionPromptRequest,
+  shown: PromptResult<QuestionPromptRequest>,
+): HumanOutcome {
   const { call, id, walk } = round;
   const { question } = round.need;
-  const request = promptRequest(round);
-  // Another call of the same tool may have had this question answered "for the turn" meanwhile.
-  const remembered = (): JsonValue | undefined => {
-    if (question.answer_type.type === "secret" || reusePolicy(question) === "none")
-      return undefined;
-    const answer = rememberedFor(ctx, call, question);
-    return answer !== undefined && validateAnswer(question.answer_type, answer).isOk()
-      ? answer
-      : undefined;
-  };
   const offered = request.controls;
-  const shown = await showPrompt(ctx, request, {
-    suspendable: true,
-    needed: () => remembered() === undefined,
-    onReply: (reply) => {
-      // Remembered inside the prompt's turn, so a queued prompt for the same question sees it.
-      if (reply.type !== "answer" || reply.remember !== true || !offered.remember) return;
-      const checked = validateAnswer(question.answer_type, reply.value);
-      if (checked.isOk() && !isSecret(question))
-        ctx.turn.rememberAnswer(call.name, question.id, checked.value);
-    },
-  });
   if (shown.type === "unneeded") {
     routed(ctx, call, id, question, { type: "remembered" }, false);
-    const answer = remembered() as JsonValue;
+    const answer = rememberedFitting(ctx, call, question) as JsonValue;
     recordAnswer(ctx, id, question, answer);
     return { type: "answer", value: answer, prompted: false };
   }

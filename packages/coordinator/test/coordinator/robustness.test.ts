@@ -79,3 +79,43 @@ describe("a remembered answer is used only if it fits the question asked now", (
     expect(human.questions).toHaveLength(2);
   });
 });
+
+describe("an answer remembered while a prompt waits in line", () => {
+  it("settles the same question of another call queued behind it, which is never shown", async () => {
+    const human = new MockPromptBackend({
+      questions: [{ type: "answer", value: true, remember: true }],
+    });
+    const asks = new MockExecutor((input) =>
+      input.answers.q === undefined
+        ? {
+            type: "needs_input",
+            question: { id: "q", text: "Go on?", answer_type: { type: "boolean" } },
+          }
+        : { type: "success", content: `q=${String(input.answers.q)}` },
+    );
+    const { stream, coordinator } = coordinatorFor({
+      tools: { t: { run: "unattended" } },
+      executors: new MockExecutorSource({ t: asks }),
+      prompts: human,
+    });
+    const routes: string[] = [];
+    coordinator.on("question-routed", (e) => routes.push(`${e.tool_call_id}:${e.route}`));
+    const { responses } = await coordinator.run(
+      [
+        { id: "c1", name: "t", arguments: {} },
+        { id: "c2", name: "t", arguments: {} },
+      ],
+      { turn: new TurnState() },
+    );
+    expect(responses.map((r) => r.content)).toEqual(["q=true", "q=true"]);
+    // The person was asked once; the second call's prompt gave way to the remembered answer.
+    expect(human.questions.map((q) => q.tool_call_id)).toEqual(["c1"]);
+    expect(routes).toEqual(["c1:human", "c2:human", "c2:remembered"]);
+    expect(
+      stream.events.flatMap((e) => (e.type === "inquiry_response" ? [[e.id, e.outcome]] : [])),
+    ).toEqual([
+      ["c1.q.1", "answered"],
+      ["c2.q.1", "answered"],
+    ]);
+  });
+});
