@@ -56,8 +56,12 @@ export interface RunContext {
    * a person answers prompts in order (a reply given to a later one waits its turn).
    */
   readonly line: { held: boolean };
-  /** The sub-agent prompts of each running call's current pass, by tool call id. */
-  readonly escalations: Map<string, CallEscalations>;
+  /**
+   * The sub-agent prompts of each running call's current pass, by tool call id; `undefined`
+   * between passes (kept, not deleted: a map that shrinks and grows again on every pass
+   * reallocates its table each time).
+   */
+  readonly escalations: Map<string, CallEscalations | undefined>;
   /** In a resumed run: the prompts the turn was suspended at, which go back in line first. */
   readonly resumedLine: ResumedLine | undefined;
 }

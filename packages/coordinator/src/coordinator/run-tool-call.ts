@@ -239,7 +239,7 @@ async function passes(
       } catch (cause) {
         ran = { cause };
       } finally {
-        ctx.escalations.delete(call.id);
+        ctx.escalations.set(call.id, undefined);
       }
       // A prompt the call waited at before, which its sub-agent did not get to ask again (it asked
       // something new first: a secret, which is never kept, or a different question), is closed.
