@@ -261,7 +261,7 @@ export async function showPrompt<R extends PromptRequest>(
         // The signal is made only if the backend reads it (see RunAbort).
         const asked = await backend.ask(
           request,
-          new SignalOnRead(stop instanceof AbortSignal ? stop : ctx.abort),
+          stop instanceof AbortSignal ? new SignalOnRead(stop) : ctx.abort.options,
         );
         if (asked.type === "later") {
           if (!suspendable) throw new HumanUnreachableError("the person can only answer later");

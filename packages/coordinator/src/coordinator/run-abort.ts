@@ -35,6 +35,7 @@ export class RunAbort implements Stopped {
   // `stop.onAbort` listeners given while the run had no signal; undefined once told.
   #listeners: Set<(reason: unknown) => void> | undefined;
   #stop: RunStop | undefined;
+  #options: SignalOnRead | undefined;
 
   /** `outer`: a signal the run follows (the host's); the run also stops on {@link abort}. */
   constructor(outer?: AbortSignal) {
@@ -45,6 +46,15 @@ export class RunAbort implements Stopped {
   get stop(): RunStop {
     this.#stop ??= new RunAbortStop(this);
     return this.#stop;
+  }
+
+  /**
+   * `{ signal }` with the run's signal made when read: the options of every prompt the run shows
+   * without a deadline of its own. One object for the run, as nothing in it differs per prompt.
+   */
+  get options(): SignalOnRead {
+    this.#options ??= new SignalOnRead(this);
+    return this.#options;
   }
 
   /**
