@@ -223,13 +223,8 @@ export async function showPrompt<R extends PromptRequest>(
     let timer: ReturnType<typeof setTimeout> | undefined;
     let result: PromptResult<R>;
     try {
-      const leave = (): PromptResult<R> => {
-        ctx.line.held = true;
-        ctx.suspensions.set(request, ctx.suspensions.size);
-        return { type: "suspended" };
-      };
       // Behind a pending prompt, nothing is decided yet: not even whether this one is needed.
-      if (ctx.line.held && suspendable) return leave();
+      if (ctx.line.held && suspendable) return leaveInLine(ctx, request);
       if (hooks.needed?.() === false) {
         if (!stop.aborted) return { type: "unneeded" };
         return answered(ctx, request, { type: "aborted", cause: abortCause(stop) });
@@ -250,10 +245,11 @@ export async function showPrompt<R extends PromptRequest>(
         if (endedTurn) ctx.endTurn();
         reply = stored;
       } else {
-        if ((ctx.suspend && suspendable) || backend === undefined) return leave();
+        if ((ctx.suspend && suspendable) || backend === undefined) {
+          return leaveInLine(ctx, request);
+        }
         if (deadline !== undefined && ctx.promptTimeoutMs !== undefined) {
-          const ms = ctx.promptTimeoutMs;
-          timer = setTimeout(() => deadline.abort(new PromptTimeoutError(ms)), ms);
+          timer = startDeadline(deadline, ctx.promptTimeoutMs);
         }
         if (ctx.emitter.listenerCount("prompt-shown") > 0) {
           ctx.emitter.emit("prompt-shown", { request });
@@ -265,7 +261,7 @@ export async function showPrompt<R extends PromptRequest>(
         );
         if (asked.type === "later") {
           if (!suspendable) throw new HumanUnreachableError("the person can only answer later");
-          return leave();
+          return leaveInLine(ctx, request);
         }
         if (!stop.aborted) {
           hooks.onReply?.(asked);
@@ -293,6 +289,19 @@ export async function showPrompt<R extends PromptRequest>(
   } finally {
     ctx.queue.leave();
   }
+}
+
+// The prompt is left pending, and so is every prompt behind it in line. (showPrompt has no
+// closures: one would make it allocate their scope on every prompt.)
+function leaveInLine<R extends PromptRequest>(ctx: RunContext, request: R): PromptResult<R> {
+  ctx.line.held = true;
+  ctx.suspensions.set(request, ctx.suspensions.size);
+  return { type: "suspended" };
+}
+
+// The prompt's own deadline, from the moment it is shown.
+function startDeadline(deadline: AbortController, ms: number): ReturnType<typeof setTimeout> {
+  return setTimeout(() => deadline.abort(new PromptTimeoutError(ms)), ms);
 }
 
 // Tells listeners how a prompt that was shown, or stopped in line, ended.

@@ -295,19 +295,23 @@ function promptRequest(round: HumanRound): QuestionPromptRequest {
   };
   const label = questionConfig?.prompt_label;
   const initial = isSecret(question) ? undefined : walk.prefillFor(question.id);
-  return {
+  const request: Writable<QuestionPromptRequest> = {
     kind: "question",
     tool_name: call.name,
     tool_call_id: call.id,
     inquiry_id: id,
     question,
     controls,
-    ...(label === undefined ? {} : { prompt_label: label }),
-    ...(form !== undefined && form.total > 1 ? { progress: form } : {}),
-    ...(initial === undefined ? {} : { initial }),
-    ...(error === undefined ? {} : { error }),
   };
+  // Set one by one rather than spread in: each spread is an object made and copied per prompt.
+  if (label !== undefined) request.prompt_label = label;
+  if (form !== undefined && form.total > 1) request.progress = form;
+  if (initial !== undefined) request.initial = initial;
+  if (error !== undefined) request.error = error;
+  return request;
 }
+
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 type HumanOutcome =
   | QuestionOutcome
