@@ -180,6 +180,38 @@ describe("the seven event kinds", () => {
     expect(event.extra).toBe(1);
   });
 
+  // JP's order of each kind's fields (the response's `outcome` tag first), and a value for each.
+  const ORDER: Record<string, Record<string, unknown>> = {
+    tool_call_request: { id: "t1", name: "run", arguments: { a: 1 } },
+    tool_call_response: { id: "t1", content: "ok", is_error: false },
+    inquiry_request: {
+      id: "t1.q.1",
+      source: { source: "tool", name: "run" },
+      question: { id: "q", text: "Go on?", answer_type: { type: "boolean" } },
+    },
+    inquiry_response: { outcome: "cancelled", id: "t1.q.1", answer: true, reason: "user" },
+    chat_request: { content: "hi", schema: { type: "object" }, author: "me" },
+  };
+  it.each(Object.keys(ORDER))(
+    "a created %s places any subset of its fields, given in any order, in JP's order",
+    (type) => {
+      const all = Object.entries(ORDER[type] as Record<string, unknown>);
+      for (let subset = 0; subset < 1 << all.length; subset++) {
+        const chosen = all.filter((_, i) => subset & (1 << i));
+        for (const fields of [chosen, [...chosen].reverse()]) {
+          const given = Object.fromEntries([["extra", 1], ...fields, ["timestamp", T]]);
+          const event = createEvent(type as never, given as never) as Record<string, unknown>;
+          expect(Object.entries(event)).toEqual([
+            ["timestamp", T],
+            ["type", type],
+            ...chosen,
+            ["extra", 1],
+          ]);
+        }
+      }
+    },
+  );
+
   it("a created event keeps a field named __proto__ as its own, without changing its prototype", () => {
     const fields = JSON.parse('{"id":"t1","__proto__":{"polluted":true}}');
     const event = createEvent("tool_call_response", fields) as Record<string, unknown>;
