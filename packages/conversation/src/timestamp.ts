@@ -12,16 +12,32 @@ export function formatTimestamp(date?: Date): string {
   return format(date);
 }
 
-// Recording stamps many events within the same millisecond; format each millisecond once.
+// Recording stamps many events within the same millisecond, and many within the same second:
+// each millisecond is formatted once, and the date and time up to the second once a second.
 let lastMs = Number.NaN;
 let lastText = "";
+let lastSecond = Number.NaN;
+let secondText = "";
 function now(): string {
   const ms = Date.now();
   if (ms !== lastMs) {
     lastMs = ms;
-    lastText = format(new Date(ms));
+    const second = Math.floor(ms / 1000);
+    if (second !== lastSecond) {
+      lastSecond = second;
+      // `YYYY-MM-DD HH:MM:SS.`: the formatted second without its fraction (`0`).
+      secondText = format(new Date(second * 1000)).slice(0, -1);
+    }
+    lastText = secondText + fraction(ms - second * 1000);
   }
   return lastText;
+}
+
+// Milliseconds (0–999) as fractional digits with trailing zeros trimmed: 690 → `69`, 5 → `005`.
+function fraction(ms: number): string {
+  if (ms % 100 === 0) return String(ms / 100);
+  if (ms % 10 === 0) return String(ms / 10).padStart(2, "0");
+  return String(ms).padStart(3, "0");
 }
 
 function format(date: Date): string {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   createEvent,
   decodeEvent,
@@ -986,6 +986,28 @@ describe("formatTimestamp", () => {
     { ms: 0, text: EPOCH_TIMESTAMP },
   ])("$ms → $text", ({ ms, text }) => {
     expect(formatTimestamp(new Date(ms))).toBe(text);
+  });
+
+  it("formats now as it formats the same moment given as a date, across a second's turn", () => {
+    const moments = [
+      Date.UTC(2026, 10, 27, 8, 59, 59, 998),
+      Date.UTC(2026, 10, 27, 8, 59, 59, 999),
+      Date.UTC(2026, 10, 27, 9, 0, 0, 0),
+      Date.UTC(2026, 10, 27, 9, 0, 0, 10),
+      Date.UTC(2026, 10, 27, 9, 0, 0, 100),
+      Date.UTC(2026, 10, 27, 9, 0, 0, 101),
+      Date.UTC(2026, 10, 27, 9, 0, 0, 101),
+      Date.UTC(2026, 10, 27, 9, 0, 1, 5),
+    ];
+    vi.useFakeTimers();
+    try {
+      for (const ms of moments) {
+        vi.setSystemTime(ms);
+        expect(formatTimestamp()).toBe(formatTimestamp(new Date(ms)));
+      }
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("defaults to now, in milliseconds at most", () => {
