@@ -141,25 +141,66 @@ function stop(ctx: RunContext, id: string, stopped: Stopped): QuestionOutcome {
 /**
  * Resolves one `needs_input`: records the request before anything else, routes the question,
  * and records how it ended. A reply that does not fit is recorded and asked again as a new
- * attempt, so every prompt shown is its own closed pair.
+ * attempt, so every prompt shown is its own closed pair. Without a promise when nobody is
+ * asked (a static, remembered or default answer, a refusal).
  */
-export async function resolveQuestion(
+export function resolveQuestion(
   ctx: RunContext,
   call: ToolCall,
   config: ResolvedToolConfig,
   need: NeedsInput,
   walk: AnswerWalk,
   resumeAt?: PendingQuestion,
-): Promise<QuestionOutcome> {
-  const { question } = need;
-  const questionConfig = questionConfigFor(config, question.id);
-  const answerFrom = config.questions[question.id]?.answer === undefined ? "*" : "own";
-  let error: string | undefined = resumeAt?.error;
-  let lastInvalid: string | undefined;
-  let repeats = 0;
-  for (let shown = 0; ; shown++) {
+): QuestionOutcome | Promise<QuestionOutcome> {
+  return new QuestionAttempts(ctx, call, config, need, walk, resumeAt).attempt(0);
+}
+
+/**
+ * One question's attempts, each recorded and routed; a prompt's reply that does not fit makes
+ * the next. A plain object with steps rather than an async function: a question round is on the
+ * hot path, and an async function's frame costs more than the rest of the round's objects.
+ */
+class QuestionAttempts {
+  readonly #ctx: RunContext;
+  readonly #call: ToolCall;
+  readonly #config: ResolvedToolConfig;
+  readonly #need: NeedsInput;
+  readonly #walk: AnswerWalk;
+  readonly #resumeAt: PendingQuestion | undefined;
+  readonly #questionConfig: QuestionConfig | undefined;
+  // The error the next prompt shows, and the last misfit reply and how often it came in a row.
+  #error: string | undefined;
+  #lastInvalid: string | undefined;
+  #repeats = 0;
+
+  constructor(
+    ctx: RunContext,
+    call: ToolCall,
+    config: ResolvedToolConfig,
+    need: NeedsInput,
+    walk: AnswerWalk,
+    resumeAt: PendingQuestion | undefined,
+  ) {
+    this.#ctx = ctx;
+    this.#call = call;
+    this.#config = config;
+    this.#need = need;
+    this.#walk = walk;
+    this.#resumeAt = resumeAt;
+    this.#questionConfig = questionConfigFor(config, need.question.id);
+    this.#error = resumeAt?.error;
+  }
+
+  /** The attempt after `shown` prompts of this question. */
+  attempt(shown: number): QuestionOutcome | Promise<QuestionOutcome> {
+    const ctx = this.#ctx;
+    const call = this.#call;
+    const config = this.#config;
+    const need = this.#need;
+    const questionConfig = this.#questionConfig;
+    const { question } = need;
     // A resumed question is already recorded: it continues under its own id.
-    const pending = shown === 0 ? resumeAt : undefined;
+    const pending = shown === 0 ? this.#resumeAt : undefined;
     let id: string;
     if (pending !== undefined) id = pending.id;
     else {
@@ -181,7 +222,7 @@ export async function resolveQuestion(
       detached: config.detached.tool,
       remembered: rememberedFor(ctx, call, question),
       unreachable: ctx.unreachable,
-      answerFrom,
+      answerFrom: config.questions[question.id]?.answer === undefined ? "*" : "own",
     });
     const detached =
       !humanReachable &&
@@ -212,27 +253,46 @@ export async function resolveQuestion(
       case "inquiry":
         return askAssistant(ctx, call, id, question, questionConfig?.target);
       case "prompt": {
-        // The prompt's own steps are plain functions around the one wait: a question round is
-        // on the hot path, and every async function in it costs a promise and a frame.
-        const round: HumanRound = { call, questionConfig, id, need, walk, error };
+        const round: HumanRound = {
+          call,
+          questionConfig,
+          id,
+          need,
+          walk: this.#walk,
+          error: this.#error,
+        };
         const request = promptRequest(round);
         const hooks = new QuestionHooks(ctx, call, question, request.controls.remember);
-        const outcome = humanOutcome(ctx, round, request, await showPrompt(ctx, request, hooks));
-        if (outcome.type !== "invalid") return outcome;
-        error = outcome.message;
-        repeats = outcome.reply === lastInvalid ? repeats + 1 : 1;
-        lastInvalid = outcome.reply;
-        if (repeats >= MAX_REPEATED_INVALID_REPLIES || shown + 1 >= MAX_PROMPTS_PER_QUESTION) {
-          // Only this question fails: the model gets the form's answers so far, as with Reply.
-          const body: Record<string, JsonValue> = {
-            cancelled: true,
-            answered: walk.disclosable(),
-            error: `the answer to question "${question.id}" kept failing validation (${error}); it was not answered`,
-          };
-          return { type: "stop", content: JSON.stringify(body), is_error: true };
-        }
+        return showPrompt(ctx, request, hooks).then((result) =>
+          this.#prompted(shown, round, request, result),
+        );
       }
     }
+  }
+
+  // The prompt was shown (or not): the question's outcome, or the next attempt after a misfit.
+  #prompted(
+    shown: number,
+    round: HumanRound,
+    request: QuestionPromptRequest,
+    result: PromptResult<QuestionPromptRequest>,
+  ): QuestionOutcome | Promise<QuestionOutcome> {
+    const outcome = humanOutcome(this.#ctx, round, request, result);
+    if (outcome.type !== "invalid") return outcome;
+    const error = outcome.message;
+    this.#error = error;
+    this.#repeats = outcome.reply === this.#lastInvalid ? this.#repeats + 1 : 1;
+    this.#lastInvalid = outcome.reply;
+    if (this.#repeats >= MAX_REPEATED_INVALID_REPLIES || shown + 1 >= MAX_PROMPTS_PER_QUESTION) {
+      // Only this question fails: the model gets the form's answers so far, as with Reply.
+      const body: Record<string, JsonValue> = {
+        cancelled: true,
+        answered: this.#walk.disclosable(),
+        error: `the answer to question "${this.#need.question.id}" kept failing validation (${error}); it was not answered`,
+      };
+      return { type: "stop", content: JSON.stringify(body), is_error: true };
+    }
+    return this.attempt(shown + 1);
   }
 }
 

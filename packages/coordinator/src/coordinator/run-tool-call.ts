@@ -281,7 +281,8 @@ async function passes(
             ...(resumed.request.error === undefined ? {} : { error: resumed.request.error }),
           }
         : undefined;
-    const answered = await resolveQuestion(ctx, call, config, result, walk, at);
+    const resolving = resolveQuestion(ctx, call, config, result, walk, at);
+    const answered = resolving instanceof Promise ? await resolving : resolving;
     if (answered.type === "suspended") {
       return {
         source: "suspended",
