@@ -17,7 +17,7 @@ import type { ToolsConfig } from "../config/schema.js";
 import { promptIdFor, type StoredReply } from "../durable/marker.js";
 import type { TurnState } from "../turn-state.js";
 import type { CallEscalations } from "./escalation.js";
-import type { CoordinatorEvents, PromptOutcome } from "./events.js";
+import type { CoordinatorEvents, PromptOutcome, PromptRefusal } from "./events.js";
 import type { PromptQueue } from "./prompt-queue.js";
 import { type RunAbort, SignalOnRead, type Stopped } from "./run-abort.js";
 
@@ -64,6 +64,14 @@ export interface RunContext {
   readonly escalations: Map<string, CallEscalations | undefined>;
   /** In a resumed run: the prompts the turn was suspended at, which go back in line first. */
   readonly resumedLine: ResumedLine | undefined;
+  /** The prompts this run refused to show, for its result (see {@link refused}). */
+  readonly refusals: PromptRefusal[];
+}
+
+/** A prompt the run refused to show: kept for the run's result, and told to listeners. */
+export function refused(ctx: RunContext, refusal: PromptRefusal): void {
+  ctx.refusals.push(refusal);
+  if (ctx.emitter.listenerCount("prompt-refused") > 0) ctx.emitter.emit("prompt-refused", refusal);
 }
 
 /**

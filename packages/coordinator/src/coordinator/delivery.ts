@@ -10,7 +10,7 @@ import {
   deliveryDeniedMessage,
   deliveryNotDecidedMessage,
 } from "../routing/messages.js";
-import { type AbortCause, type RunContext, showPrompt } from "./context.js";
+import { type AbortCause, type RunContext, refused, showPrompt } from "./context.js";
 
 const RESULT_EDIT_CANCELLED = "Result edit cancelled.";
 
@@ -55,7 +55,7 @@ export function deliverResult(
     const unreachable = ctx.unreachable ?? "not_reachable";
     const cause = DETACHED_CAUSES[unreachable];
     const key = configPath([call.name, "detached", "deliver"]);
-    ctx.emitter.emit("prompt-refused", {
+    refused(ctx, {
       tool_call_id: call.id,
       tool_name: call.name,
       kind: "deliver",

@@ -14,7 +14,7 @@ import {
   SKIPPED_REMEMBERED,
   skippedWithReason,
 } from "../routing/messages.js";
-import { type AbortCause, formatSeconds, type RunContext, showPrompt } from "./context.js";
+import { type AbortCause, formatSeconds, type RunContext, refused, showPrompt } from "./context.js";
 import { TURN_ENDED } from "./question-round.js";
 
 // A permission prompt that ended without the person's decision says why.
@@ -74,7 +74,7 @@ export function decidePermission(
     const unreachable = ctx.unreachable ?? "not_reachable";
     const cause = DETACHED_CAUSES[unreachable];
     const key = configPath([call.name, "detached", "run"]);
-    ctx.emitter.emit("prompt-refused", {
+    refused(ctx, {
       tool_call_id: call.id,
       tool_name: call.name,
       kind: "permission",

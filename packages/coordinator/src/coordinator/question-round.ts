@@ -32,6 +32,7 @@ import {
   type PromptResult,
   type RunContext,
   record,
+  refused,
   showPrompt,
 } from "./context.js";
 import type { QuestionRoute } from "./events.js";
@@ -241,7 +242,7 @@ class QuestionAttempts {
           return stop(ctx, id, stoppedByAbort({ type: "timeout", ms: undefined }));
         }
         recordCancelled(ctx, id, route.reason);
-        ctx.emitter.emit("prompt-refused", {
+        refused(ctx, {
           tool_call_id: call.id,
           tool_name: call.name,
           kind: "question",

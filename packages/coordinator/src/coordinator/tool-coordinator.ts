@@ -322,15 +322,8 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     const suspend = options.suspend !== undefined && options.suspend !== false;
     const asked = suspend ? undefined : this.#unreachable();
     const unreachable = asked instanceof Promise ? await asked : asked;
+    // This run's refusals only: another run of this coordinator may be refusing prompts meanwhile.
     const refusals: PromptRefusal[] = [];
-    // Only this run's calls: another run of this coordinator may be refusing prompts meanwhile.
-    // The ids are gathered at the first refusal: most runs have none.
-    let ids: Set<string> | undefined;
-    const collect = (refusal: PromptRefusal) => {
-      ids ??= new Set(requests.map(({ call }) => call.id));
-      if (ids.has(refusal.tool_call_id)) refusals.push(refusal);
-    };
-    this.on("prompt-refused", collect);
     let closed: Set<PromptRequest> | undefined;
     const closeSuspended = (request: PromptRequest) => {
       closed ??= new Set();
@@ -370,6 +363,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
       line: { held: false },
       escalations: new Map(),
       resumedLine: resumed.line,
+      refusals,
     };
     const setup: CallSetup = {
       executors: this.#options.executors,
@@ -408,7 +402,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
         }
         return outcome;
       }),
-    ).finally(() => this.off("prompt-refused", collect));
+    );
     if (endTurn) {
       // The person ended the turn: nothing is left waiting for them. Each call that was left
       // pending closes as a live run closes the prompts queued behind an End Turn.
