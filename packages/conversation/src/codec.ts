@@ -179,12 +179,28 @@ function inCanonicalOrder(event: object): Record<string, unknown> {
 type Fields = Record<string, unknown>;
 
 /**
- * The known fields of the events recorded for every tool call and question, copied in
+ * The known fields of the events recorded for every turn, tool call and question, copied in
  * {@link FIELD_ORDER} with their names written out; the count of those copied. Copied by a name
  * read from the table, each field is read and written by a computed key, which on fields of
  * many shapes was about half the cost of making such an event. A test holds each to the table.
  */
 const PLACE_FIELDS: Readonly<Record<string, (given: Fields, event: Fields) => number>> = {
+  chat_request(given, event) {
+    let placed = 0;
+    if (Object.hasOwn(given, "content")) {
+      event.content = given.content;
+      placed++;
+    }
+    if (Object.hasOwn(given, "schema")) {
+      event.schema = given.schema;
+      placed++;
+    }
+    if (Object.hasOwn(given, "author")) {
+      event.author = given.author;
+      placed++;
+    }
+    return placed;
+  },
   tool_call_request(given, event) {
     let placed = 0;
     if (Object.hasOwn(given, "id")) {
