@@ -220,7 +220,11 @@ export async function showPrompt<R extends PromptRequest>(
   if (place !== undefined) await place;
   const entered = ctx.queue.enter(stop);
   ctx.resumedLine?.joined(promptId);
-  if (entered !== true && (entered === false || !(await entered))) {
+  // A live run starts a free queue's turn at once. A resumed run waits a tick first: the prompts
+  // behind this one in the resumed line go on as it joins, and reach the queue in the order they
+  // did when the turn was live only if they may run before this prompt's turn does.
+  const taken = entered === true && ctx.resumedLine === undefined ? true : await entered;
+  if (!taken) {
     // The run stopped while the prompt waited in line: it was never shown.
     return answered(ctx, request, { type: "aborted", cause: abortCause(stop) });
   }

@@ -53,7 +53,22 @@ describe("suspend → save → load → answer → resume gives the live run's s
         expect(perCall(stream)).toEqual(perCall(live));
         if (s.calls.length === 1) expect(comparable(stream)).toEqual(comparable(live));
       }),
-      { numRuns: 60 },
+      {
+        numRuns: 60,
+        examples: [
+          // Two calls of one tool ask the same question; the second call's answer is remembered
+          // for the turn. Resumed, the second call's prompt must not overtake the first's.
+          [
+            {
+              calls: [
+                { questions: ["boolean"], run: "ask", result: "ask", tool: "alpha" },
+                { questions: ["boolean"], run: "ask", result: "ask", tool: "alpha" },
+              ],
+              choices: [0, 0, 2, 0, 0, 943, 0],
+            },
+          ],
+        ],
+      },
     );
   }, 120_000);
 });
