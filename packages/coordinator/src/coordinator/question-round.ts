@@ -159,7 +159,8 @@ export function resolveQuestion(
 /**
  * One question's attempts, each recorded and routed; a prompt's reply that does not fit makes
  * the next. A plain object with steps rather than an async function: a question round is on the
- * hot path, and an async function's frame costs more than the rest of the round's objects.
+ * hot path, and an async function's frame, with a slot for each of its locals, and its promise
+ * are several times the size of this object.
  */
 class QuestionAttempts {
   readonly #ctx: RunContext;
