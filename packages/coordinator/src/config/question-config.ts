@@ -3,14 +3,24 @@ import type { QuestionConfig, ResolvedToolConfig } from "./schema.js";
 /**
  * The configuration of one question: `questions.<id>` over `questions."*"`, field by field. The
  * `"*"` entry configures every question of a tool whose question ids are not known in advance
- * (the questions of an `ask_user` form).
+ * (the questions of an `ask_user` form). Only the table's own entries count: a question named
+ * `constructor` or `__proto__` is configured like any other.
  */
 export function questionConfigFor(
   config: ResolvedToolConfig,
   questionId: string,
 ): QuestionConfig | undefined {
-  const own = config.questions[questionId];
-  const every = config.questions["*"];
+  const own = ownQuestionConfig(config, questionId);
+  const every = ownQuestionConfig(config, "*");
   if (every === undefined) return own;
   return own === undefined ? every : { ...every, ...own };
+}
+
+/** `questions.<id>` itself, without `"*"`. */
+export function ownQuestionConfig(
+  config: ResolvedToolConfig,
+  questionId: string,
+): QuestionConfig | undefined {
+  const { questions } = config;
+  return Object.hasOwn(questions, questionId) ? questions[questionId] : undefined;
 }

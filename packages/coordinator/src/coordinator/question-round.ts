@@ -8,7 +8,7 @@ import type {
   QuestionPromptRequest,
   QuestionReply,
 } from "../backends/prompt-backend.js";
-import { questionConfigFor } from "../config/question-config.js";
+import { ownQuestionConfig, questionConfigFor } from "../config/question-config.js";
 import type { QuestionConfig, QuestionTarget, ResolvedToolConfig } from "../config/schema.js";
 import { inquiryId, toInquiryQuestion } from "../recording/inquiry-question.js";
 import {
@@ -224,7 +224,7 @@ class QuestionAttempts {
       detached: config.detached.tool,
       remembered: rememberedFor(ctx, call, question),
       unreachable: ctx.unreachable,
-      answerFrom: config.questions[question.id]?.answer === undefined ? "*" : "own",
+      answerFrom: ownQuestionConfig(config, question.id)?.answer === undefined ? "*" : "own",
     });
     const detached =
       !humanReachable &&

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { questionConfigFor } from "../../src/config/question-config.js";
 import { parseToolsConfig, resolveToolConfig } from "../../src/config/resolve.js";
 import {
   DEFAULT_CANCELLATION_RESPONSE,
@@ -94,6 +95,29 @@ describe('resolveToolConfig: JP\'s fallbacks, tool → "*" → default', () => {
     expect(resolveToolConfig({}, "constructor").run).toBe("ask");
     expect(resolveToolConfig({}, "toString").enable).toEqual({ state: true, allow_toggle: "any" });
   });
+});
+
+describe('questionConfigFor: a question\'s own entry over "*"', () => {
+  it("merges the two field by field", () => {
+    const config = resolveToolConfig(
+      {
+        x: { questions: { "*": { target: "assistant", exclusive: true }, q: { target: "user" } } },
+      },
+      "x",
+    );
+    expect(questionConfigFor(config, "q")).toEqual({ target: "user", exclusive: true });
+    expect(questionConfigFor(config, "other")).toEqual({ target: "assistant", exclusive: true });
+  });
+
+  it.each(["constructor", "toString", "__proto__", "hasOwnProperty"])(
+    "reads only the table's own entries for a question named %s",
+    (id) => {
+      const none = resolveToolConfig({ x: { questions: {} } }, "x");
+      expect(questionConfigFor(none, id)).toBeUndefined();
+      const every = resolveToolConfig({ x: { questions: { "*": { answer: true } } } }, "x");
+      expect(questionConfigFor(every, id)).toEqual({ answer: true });
+    },
+  );
 });
 
 describe("parseToolsConfig: every written form of enable becomes the table", () => {
