@@ -14,6 +14,8 @@ import type { SuspendedRound } from "./suspended-call.js";
 export interface CallSession {
   /** Question ids a person answered at a prompt in this call. */
   readonly prompted: Set<string>;
+  /** The call's question ids, with what each opening question asked. */
+  readonly ids: QuestionIds;
   /** The server's name of the tool. */
   readonly remoteName: string;
   /** Whether the tool's result (or its failure) has been handed to the coordinator. */
@@ -53,7 +55,7 @@ export interface PendingElicitation {
  */
 export abstract class ElicitingCall implements CallSession {
   readonly prompted: Set<string>;
-  ids = new QuestionIds();
+  ids: QuestionIds;
   readonly asker: Asker;
 
   constructor(
@@ -61,9 +63,12 @@ export abstract class ElicitingCall implements CallSession {
     protected readonly call: ToolCall,
     readonly remoteName: string,
     prompted: Set<string> = new Set(),
+    /** What the opening questions of the call's earlier runs asked (see {@link QuestionIds}). */
+    gates: Readonly<Record<string, string>> = {},
   ) {
     this.asker = { server: host.server, tool: remoteName };
     this.prompted = prompted;
+    this.ids = new QuestionIds([], gates);
   }
 
   abstract get finished(): boolean;

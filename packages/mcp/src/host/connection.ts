@@ -139,6 +139,8 @@ class Connection implements McpConnection {
   readonly #sessions = new Map<string, CallSession>();
   readonly #remote = new Map<string, string>();
   readonly #prompted = new Map<string, Set<string>>();
+  // What the opening questions of calls suspended without a conversation asked, by call.
+  readonly #gates = new Map<string, Readonly<Record<string, string>>>();
   // The conversations of the attached coordinators that gave one, with how many attached them.
   readonly #streams = new Map<ConversationStream, number>();
   #attached = 0;
@@ -258,6 +260,7 @@ class Connection implements McpConnection {
         this.#sessions.get(e.tool_call_id)?.end();
         this.#sessions.delete(e.tool_call_id);
         if (this.#prompted.size > 0) this.#prompted.delete(e.tool_call_id);
+        if (this.#gates.size > 0) this.#gates.delete(e.tool_call_id);
       }
     };
     if (stream !== undefined) this.#streams.set(stream, (this.#streams.get(stream) ?? 0) + 1);
@@ -311,12 +314,19 @@ class Connection implements McpConnection {
     if (stream === undefined && round !== undefined) return;
     this.#sessions.delete(callId);
     this.#prompted.delete(callId);
-    if (stream === undefined) return;
+    const gates = session.ids.gates();
+    if (stream === undefined) {
+      // Resumed in this process: the tool runs again, and its opening questions must still
+      // not take a consent given to another page or form.
+      if (Object.keys(gates).length > 0) this.#gates.set(callId, gates);
+      return;
+    }
     writeSuspendedCall(stream, callId, {
       v: 1,
       server: this.name,
       tool: session.remoteName,
       prompted: [...prompted],
+      ...(Object.keys(gates).length === 0 ? {} : { gates }),
       ...(round === undefined ? {} : { round }),
     });
   }
@@ -337,6 +347,7 @@ class Connection implements McpConnection {
     for (const session of this.#sessions.values()) session.end();
     this.#sessions.clear();
     this.#prompted.clear();
+    this.#gates.clear();
     this.#watchdog.stop();
     await this.#client.close();
   }
@@ -356,6 +367,8 @@ class Connection implements McpConnection {
     const prompted = this.#prompted.get(call.id) ?? new Set<string>();
     if (this.#prompted.size > 0) this.#prompted.delete(call.id);
     for (const id of restored?.prompted ?? []) prompted.add(id);
+    const gates = restored?.gates ?? this.#gates.get(call.id);
+    if (this.#gates.size > 0) this.#gates.delete(call.id);
     const session =
       this.era === "modern"
         ? new RoundCall(this.#host, call, remote, {
@@ -363,15 +376,21 @@ class Connection implements McpConnection {
             maxRounds: this.#options.maxRounds ?? DEFAULTS.maxRounds,
             refused,
             prompted,
+            ...(gates === undefined ? {} : { gates }),
             ...(restored?.round === undefined ? {} : { restored: restored.round }),
           })
-        : this.#lined(call, remote, prompted);
+        : this.#lined(call, remote, prompted, gates);
     this.#sessions.set(call.id, session);
     return session;
   }
 
   // A 2025-era call takes the next place in the line: it runs once the call before has left.
-  #lined(call: ToolCall, remote: string, prompted: Set<string>): CallSession {
+  #lined(
+    call: ToolCall,
+    remote: string,
+    prompted: Set<string>,
+    gates: Readonly<Record<string, string>> | undefined,
+  ): CallSession {
     const line: LinePlace = {
       previous: this.#lastSlot,
       slot: new LineSlot(),
@@ -385,6 +404,7 @@ class Connection implements McpConnection {
       client: this.#client,
       maxPending: this.#options.maxPendingElicitations ?? DEFAULTS.maxPending,
       prompted,
+      ...(gates === undefined ? {} : { gates }),
       line,
     });
   }

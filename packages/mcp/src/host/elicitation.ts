@@ -30,13 +30,24 @@ const PLAIN_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /**
  * Hands out question ids unique within one tool call: a field keeps its name when it can (so a
  * host can configure `questions.<name>`), later uses of the same name get `_2`, `_3`, ….
+ *
+ * The question that opens an elicitation also names what its answer agrees to (`urlTerms`,
+ * `formTerms`): a recorded "open" or "accept" answers only an opening question that asks the
+ * same. A tool run again after a restart may ask something else first; its opening question then
+ * takes the next free id and is asked, never answered by a consent given to another page.
  */
 export class QuestionIds {
   readonly #used: Set<string>;
+  // What each opening question handed out in this call (or recorded before a restart) asked.
+  readonly #gates: Map<string, string>;
 
-  /** Ids handed out before, e.g. by the process that asked a call's earlier questions. */
-  constructor(used: readonly string[] = []) {
+  /**
+   * Ids handed out before, e.g. by the process that asked a call's earlier questions, and what
+   * the opening questions among them asked.
+   */
+  constructor(used: readonly string[] = [], gates: Readonly<Record<string, string>> = {}) {
     this.#used = new Set(used);
+    this.#gates = new Map(Object.entries(gates));
   }
 
   /** The ids handed out so far, in order. */
@@ -44,15 +55,50 @@ export class QuestionIds {
     return [...this.#used];
   }
 
+  /** What each opening question asked, by id: kept with a suspended call. */
+  gates(): Record<string, string> {
+    // fromEntries defines own properties: an id "__proto__" stays an entry.
+    return Object.fromEntries(this.#gates);
+  }
+
   take(base: string): string {
+    return this.#take(base, undefined);
+  }
+
+  /** An id for an opening question that asks `terms`: never one taken by other terms. */
+  takeGate(base: string, terms: string): string {
+    return this.#take(base, terms);
+  }
+
+  #take(base: string, terms: string | undefined): string {
     const clean = PLAIN_ID.test(base)
       ? base
       : base.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64) || "field";
     let id = clean;
-    for (let n = 2; this.#used.has(id); n++) id = `${clean}_${n}`;
+    for (let n = 2; this.#used.has(id) || this.#askedOtherwise(id, terms); n++) {
+      id = `${clean}_${n}`;
+    }
     this.#used.add(id);
+    if (terms !== undefined) this.#gates.set(id, terms);
     return id;
   }
+
+  #askedOtherwise(id: string, terms: string | undefined): boolean {
+    const asked = this.#gates.get(id);
+    return asked !== undefined && asked !== terms;
+  }
+}
+
+// What consenting to an elicitation agrees to (see QuestionIds): for a URL, opening a page on its
+// origin, which is what the question names ("a page on <host>"); for a form, sending its fields,
+// by name. A message that changes from one run of the tool to the next does not make it another
+// question.
+function urlTerms(url: CheckedUrl): string {
+  return `url ${new URL(url.href).origin}`;
+}
+
+function formTerms(fields: readonly FormField[]): string {
+  return `form ${JSON.stringify(fields.map(({ name }) => name).sort())}`;
 }
 
 /** Who is asking, for the texts the person reads. */
@@ -107,7 +153,7 @@ export function planElicitation(
     if (url.isErr()) return err(url.error);
     return ok({
       mode: "url",
-      gate: urlGate(ids.take(URL_GATE_ID), message, asker, url.value),
+      gate: urlGate(ids.takeGate(URL_GATE_ID, urlTerms(url.value)), message, asker, url.value),
       url: url.value,
     });
   }
@@ -119,7 +165,12 @@ export function planElicitation(
   }
   const fields = questionsForElicitation(params.requestedSchema, { server: asker.server });
   if (fields.isErr()) return err(fields.error);
-  const gate = formGate(ids.take(FORM_GATE_ID), message, asker, fields.value);
+  const gate = formGate(
+    ids.takeGate(FORM_GATE_ID, formTerms(fields.value)),
+    message,
+    asker,
+    fields.value,
+  );
   return ok({
     mode: "form",
     gate,

@@ -72,11 +72,13 @@ export class PushCall extends ElicitingCall {
       readonly maxPending: number;
       /** Question ids a person answered at a prompt, shared with the connection. */
       readonly prompted?: Set<string>;
+      /** What the opening questions of the call's earlier runs asked. */
+      readonly gates?: Readonly<Record<string, string>>;
       /** Where the call waits its turn in its connection's line. */
       readonly line: LinePlace;
     },
   ) {
-    super(host, call, remoteName, options.prompted);
+    super(host, call, remoteName, options.prompted, options.gates);
     this.#client = options.client;
     this.#maxPending = options.maxPending;
     this.#line = options.line;

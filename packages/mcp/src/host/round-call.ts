@@ -53,18 +53,20 @@ export class RoundCall extends ElicitingCall {
       readonly refused: RefusalReporter;
       /** Question ids a person answered at a prompt, shared with the connection. */
       readonly prompted?: Set<string>;
+      /** What the opening questions of the call's earlier runs asked. */
+      readonly gates?: Readonly<Record<string, string>>;
       /** The round the call waited in when it was suspended, possibly by another process. */
       readonly restored?: SuspendedRound;
     },
   ) {
-    super(host, call, remoteName, options.prompted);
+    super(host, call, remoteName, options.prompted, options.gates);
     this.#client = options.client;
     this.#maxRounds = options.maxRounds;
     this.#refused = options.refused;
     const round = options.restored;
     if (round !== undefined) {
       this.#legs = round.legs;
-      this.ids = new QuestionIds(round.ids);
+      this.ids = new QuestionIds(round.ids, this.ids.gates());
       this.#result = {
         resultType: "input_required",
         inputRequests: round.input_requests,
@@ -143,7 +145,7 @@ export class RoundCall extends ElicitingCall {
     } catch (error) {
       if (signal.aborted || !ProtocolError.isInstance(error)) throw error;
       if (error.code !== ProtocolErrorCode.InvalidParams) throw error;
-      this.ids = new QuestionIds();
+      this.ids = new QuestionIds([], this.ids.gates());
       return this.#send(undefined, signal);
     }
   }

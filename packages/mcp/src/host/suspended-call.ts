@@ -29,6 +29,11 @@ export interface SuspendedMcpCall {
   readonly tool: string;
   /** Question ids a person answered at a prompt, so the server hears who decided. */
   readonly prompted: readonly string[];
+  /**
+   * What each opening question of the call asked (`url <origin>`, `form [<field names>]`), by
+   * id: a recorded consent answers only the same question when the tool runs again.
+   */
+  readonly gates?: Readonly<Record<string, string>>;
   readonly round?: SuspendedRound;
 }
 
@@ -82,6 +87,8 @@ export function readSuspendedCall(
   if (!isPlainObject(value) || value.v !== 1) return undefined;
   if (value.server !== expected.server || value.tool !== expected.tool) return undefined;
   if (!isStringList(value.prompted)) return undefined;
+  const { gates } = value;
+  if (gates !== undefined && !isStringRecord(gates)) return undefined;
   const round = value.round === undefined ? undefined : readRound(value.round);
   if (round === null) return undefined;
   return {
@@ -89,6 +96,7 @@ export function readSuspendedCall(
     server: expected.server,
     tool: expected.tool,
     prompted: value.prompted,
+    ...(gates === undefined ? {} : { gates }),
     ...(round === undefined ? {} : { round }),
   };
 }
@@ -105,6 +113,10 @@ function readRound(value: unknown): SuspendedRound | null {
     input_requests: requests,
     ...(state === undefined ? {} : { request_state: state }),
   };
+}
+
+function isStringRecord(value: unknown): value is Record<string, string> {
+  return isPlainObject(value) && Object.values(value).every((item) => typeof item === "string");
 }
 
 function isStringList(value: unknown): value is string[] {

@@ -84,6 +84,8 @@ describe("an input-required call (2026-07-28) left pending across restarts", () 
       server: "fixture",
       tool: "two_rounds",
       prompted: [],
+      // What the opening question asked: its answer answers only the same form.
+      gates: { respond: 'form ["name"]' },
       round: {
         legs: 1,
         ids: [],
@@ -167,6 +169,7 @@ describe("a pushed elicitation (2025-11-25) left pending across restarts", () =>
       server: "fixture",
       tool: "github",
       prompted: ["respond"],
+      gates: { respond: 'form ["name"]' },
     });
     await expect
       .poll(() => log.read())

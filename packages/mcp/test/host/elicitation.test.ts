@@ -172,6 +172,33 @@ describe("question ids within one call", () => {
     expect(idsOf(second)).toEqual(["respond_2", "name_2"]);
   });
 
+  it("an opening question never takes an id whose recorded consent was to something else", () => {
+    const page = (url: string) => ({ mode: "url", message: "Read", url, elicitationId: "e" });
+    const gateOf = (params: unknown, ids: QuestionIds) =>
+      planElicitation(params, asker, ids)._unsafeUnwrap().gate.id;
+    const first = new QuestionIds();
+    expect(gateOf(page("https://docs.example.com/a"), first)).toBe("open_url");
+    expect(gateOf(SIMPLE_TEXT_REQUEST, first)).toBe("respond");
+    const recorded = first.gates();
+    expect(recorded).toEqual({
+      open_url: "url https://docs.example.com",
+      respond: 'form ["name"]',
+    });
+
+    // The tool runs again after a restart: the same host and the same fields keep their ids
+    // (and their recorded answers); another host or other fields take the next free id.
+    const again = new QuestionIds([], recorded);
+    expect(gateOf(page("https://docs.example.com/b?nonce=2"), again)).toBe("open_url");
+    expect(gateOf({ ...SIMPLE_TEXT_REQUEST, message: "Changed" }, again)).toBe("respond");
+    const other = new QuestionIds([], recorded);
+    expect(gateOf(page("https://evil.example.net/a"), other)).toBe("open_url_2");
+    expect(gateOf(page("https://docs.example.com:8443/a"), other)).toBe("open_url_3");
+    const fields = { type: "object", properties: { password: { type: "string" } } };
+    expect(gateOf({ message: "Log in", requestedSchema: fields }, other)).toBe("respond_2");
+    // A field named like an opening question asked otherwise takes the next free id too.
+    expect(other.take("respond")).toBe("respond_3");
+  });
+
   it("an unknown mode is refused", () => {
     expect(
       planElicitation({ mode: "carrier-pigeon", message: "x" }, asker, new QuestionIds()).isErr(),

@@ -13,6 +13,7 @@ const record: SuspendedMcpCall = {
   server: "github",
   tool: "login",
   prompted: ["respond"],
+  gates: { respond: 'form ["name"]' },
   round: {
     legs: 2,
     ids: ["respond", "name"],
@@ -65,6 +66,8 @@ describe("the record of a suspended MCP call", () => {
     ["ids that are not strings", { ...record, round: { ...record.round, ids: [1] } }],
     ["input requests not an object", { ...record, round: { ...record.round, input_requests: [] } }],
     ["a requestState not a string", { ...record, round: { ...record.round, request_state: 7 } }],
+    ["gates that are not strings", { ...record, gates: { respond: 1 } }],
+    ["gates that are a list", { ...record, gates: ["respond"] }],
     ["not an object", "jp"],
     ["null", null],
   ])("reads as none when it holds %s (the call then starts again)", (_, value) => {
