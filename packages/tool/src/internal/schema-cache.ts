@@ -2,6 +2,7 @@ import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import type addFormats from "ajv-formats";
 import type { JsonValue } from "../json.js";
+import { boundedRegExp } from "./bounded-regexp.js";
 import { describeJson } from "./describe.js";
 import { requireModule } from "./lazy.js";
 import { stableStringify } from "./stable-json.js";
@@ -25,13 +26,16 @@ const cache = new Map<string, CompiledSchema>();
  * Options shared by both dialects. `strict: false` because schemas come from many generators
  * (schemars, zod, hand-written) that add keywords such as `example`, which JSON Schema says to
  * ignore; `logger: false` keeps the ignored-keyword warnings off the tool's stdout and stderr;
- * `addUsedSchema: false` stops two schemas with the same `$id` from clashing inside Ajv.
+ * `addUsedSchema: false` stops two schemas with the same `$id` from clashing inside Ajv; a
+ * schema's `pattern` is tested with a time limit (see bounded-regexp.ts): schemas come from models
+ * and MCP servers.
  */
 const AJV_OPTIONS = {
   strict: false,
   allErrors: true,
   addUsedSchema: false,
   logger: false,
+  code: { regExp: boundedRegExp },
 } as const;
 
 let draft07: Ajv | undefined;

@@ -1,0 +1,54 @@
+import type { Context, Script } from "node:vm";
+
+/**
+ * How long one `pattern` test may run. A schema's `pattern` may come from a model (`ask_user`'s
+ * `schema` questions) or an MCP server: a pattern such as `^(a+)+$` takes exponential time on
+ * some inputs (catastrophic backtracking) and would stop the host's event loop for minutes. A
+ * sound pattern tests an answer in microseconds.
+ */
+export const PATTERN_TEST_LIMIT_MS = 20;
+
+/** What Ajv's `code.regExp` option returns: something with `test`. */
+interface RegExpLike {
+  test(input: string): boolean;
+  /** Ajv keeps one engine per distinct text: `/pattern/flags`, as a RegExp writes itself. */
+  toString(): string;
+}
+
+let script: Script | undefined;
+
+/**
+ * Ajv's regular-expression engine for `pattern` and `patternProperties`: the language's own
+ * engine, run in a `node:vm` context whose time limit interrupts a test that backtracks too long.
+ * A test that runs out of time fails (the answer is refused as not matching), so a hostile
+ * pattern costs at most the limit per test. Node.js has no linear-time engine without a native
+ * addon (`re2`), whose prebuilt binaries are downloaded at install time; the time limit needs
+ * none. Throws, as `new RegExp` does, for a pattern that does not compile (Ajv reports it).
+ */
+export const boundedRegExp = Object.assign(testedInTime, {
+  // What Ajv's standalone code would name it by; this package does not generate standalone code.
+  code: "boundedRegExp",
+});
+
+function testedInTime(pattern: string, flags: string): RegExpLike {
+  const regexp = new RegExp(pattern, flags);
+  const vm = process.getBuiltinModule("node:vm");
+  script ??= new vm.Script("regexp.test(input)");
+  const context: Context = vm.createContext({ regexp, input: "" });
+  return {
+    test(input: string): boolean {
+      context.input = input;
+      try {
+        return (
+          (script as Script).runInContext(context, { timeout: PATTERN_TEST_LIMIT_MS }) === true
+        );
+      } catch {
+        // Out of time: not a match.
+        return false;
+      } finally {
+        context.input = "";
+      }
+    },
+    toString: () => regexp.toString(),
+  };
+}

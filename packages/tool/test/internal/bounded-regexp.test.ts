@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { type AnswerType, validateAnswer } from "../../src/index.js";
+
+// A schema's `pattern` comes from a model or an MCP server. `^(a+)+$` backtracks exponentially on
+// a run of "a" that does not end the string: unbounded, 40 of them take minutes.
+const CATASTROPHIC = "^(a+)+$";
+const stalling = `${"a".repeat(40)}!`;
+
+const pattern = (p: string): AnswerType => ({
+  type: "schema",
+  schema: { type: "string", pattern: p },
+});
+
+describe("a schema's pattern is tested with a time limit", () => {
+  it("an answer that makes a hostile pattern backtrack is refused at once, as not matching", () => {
+    // Without the limit this call runs for minutes (and the test past its time limit).
+    const checked = validateAnswer(pattern(CATASTROPHIC), stalling);
+    expect(checked.isErr() && checked.error.message).toBe(
+      `does not match the JSON Schema: (root): must match pattern "${CATASTROPHIC}"`,
+    );
+  });
+
+  it("the same pattern still tells matching answers from others", () => {
+    expect(validateAnswer(pattern(CATASTROPHIC), "aaaa").isOk()).toBe(true);
+    expect(validateAnswer(pattern(CATASTROPHIC), "aab").isErr()).toBe(true);
+  });
+
+  it("each pattern of a schema is its own (several in one schema, and across schemas)", () => {
+    const both: AnswerType = {
+      type: "schema",
+      schema: {
+        type: "object",
+        properties: {
+          word: { type: "string", pattern: "^[a-z]+$" },
+          code: { type: "string", pattern: "^[0-9]{3}$" },
+        },
+        patternProperties: { "^x-": { type: "string", pattern: "^ok$" } },
+      },
+    };
+    expect(validateAnswer(both, { word: "hello", code: "123", "x-a": "ok" }).isOk()).toBe(true);
+    expect(validateAnswer(both, { word: "Hello", code: "123" }).isErr()).toBe(true);
+    expect(validateAnswer(both, { word: "hello", code: "12" }).isErr()).toBe(true);
+    expect(validateAnswer(both, { word: "hello", code: "123", "x-a": "no" }).isErr()).toBe(true);
+    expect(validateAnswer(pattern("^[A-Z]+$"), "HELLO").isOk()).toBe(true);
+    expect(validateAnswer(pattern("^[A-Z]+$"), "hello").isErr()).toBe(true);
+  });
+
+  it("a pattern with unicode classes keeps the schema's unicode reading", () => {
+    expect(validateAnswer(pattern("^\\p{Lu}+$"), "ÄÖÜ").isOk()).toBe(true);
+    expect(validateAnswer(pattern("^\\p{Lu}+$"), "äöü").isErr()).toBe(true);
+  });
+});
