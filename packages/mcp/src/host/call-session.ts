@@ -40,6 +40,16 @@ export interface SessionHost {
   readonly openUrl: ((url: string) => Promise<void> | void) | undefined;
   /** How long the server may work between two answers before the call fails. */
   readonly serverTimeoutMs: number;
+  /**
+   * How long the server may take to answer after the person opened a page it asked for: the
+   * person works on the page meanwhile (at least `serverTimeoutMs`).
+   */
+  readonly pageTimeoutMs: number;
+}
+
+/** Whether `response` to `plan` sent the person to a page (an accepted URL elicitation). */
+export function openedPage(plan: ElicitationPlan, response: ElicitResponse): boolean {
+  return plan.mode === "url" && response.action === "accept";
 }
 
 /** One elicitation waiting for its answers. */

@@ -64,6 +64,12 @@ export interface McpServerOptions {
   readonly prefix?: string;
   /** How long the server may work without answering or asking. Default 60 000 ms. */
   readonly serverTimeoutMs?: number;
+  /**
+   * How long the server may take to answer once the person opened a page it asked for (URL
+   * mode): the person signs in or types a secret there meanwhile. Default 600 000 ms (10 min);
+   * never less than `serverTimeoutMs`.
+   */
+  readonly pageTimeoutMs?: number;
   /** Input-required rounds one 2026-07-28 call may take. Default 16. */
   readonly maxRounds?: number;
   /** Pushed elicitations one call may have waiting at once; more are refused. Default 8. */
@@ -106,7 +112,7 @@ export interface AttachOptions {
   readonly stream?: ConversationStream;
 }
 
-const DEFAULTS = { serverTimeoutMs: 60_000, maxRounds: 16, maxPending: 8 };
+const DEFAULTS = { serverTimeoutMs: 60_000, pageTimeoutMs: 600_000, maxRounds: 16, maxPending: 8 };
 
 /**
  * Connects to an MCP server and lists its tools. Elicitations arriving during its tool calls
@@ -170,6 +176,7 @@ class Connection implements McpConnection {
       server: options.name,
       openUrl: options.openUrl,
       serverTimeoutMs: options.serverTimeoutMs ?? DEFAULTS.serverTimeoutMs,
+      pageTimeoutMs: options.pageTimeoutMs ?? DEFAULTS.pageTimeoutMs,
     };
     this.#watchdog = new Watchdog(this.#host.serverTimeoutMs);
     const elicitation = options.openUrl === undefined ? { form: {} } : { form: {}, url: {} };

@@ -9,6 +9,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import {
   ElicitingCall,
   hostCancel,
+  openedPage,
   type PendingElicitation,
   type SessionHost,
 } from "./call-session.js";
@@ -112,7 +113,7 @@ export class PushCall extends ElicitingCall {
     const at = this.#queue.indexOf(pending);
     if (at === -1) return;
     this.#queue.splice(at, 1);
-    if (this.#queue.length === 0) this.#arm();
+    if (this.#queue.length === 0) this.#arm(openedPage(pending.plan, response));
     pending.resolve(response);
     this.#notify();
   }
@@ -280,17 +281,25 @@ export class PushCall extends ElicitingCall {
 
   // The server's own working time is limited; time a person spends answering is not counted:
   // the limit counts from the call's start and again from each answer, while nothing waits.
-  #arm(): void {
+  // After the person opened a page the server asked for, the server waits for the page to be
+  // used: the longer page allowance counts until it answers or asks again.
+  #arm(afterPage = false): void {
     if (!this.#started || this.#result !== undefined) return;
-    this.#watchdog.arm(this.#expire);
+    if (afterPage)
+      this.#expiresAfter = Math.max(this.host.pageTimeoutMs, this.host.serverTimeoutMs);
+    else this.#expiresAfter = this.host.serverTimeoutMs;
+    this.#watchdog.arm(this.#expire, this.#expiresAfter);
   }
 
   #disarm(): void {
     this.#watchdog.disarm(this.#expire);
   }
 
+  // The allowance counting now, for the failure's text.
+  #expiresAfter = 0;
+
   readonly #expire = (): void => {
-    this.#stop(new ServerTimeout(this.host.serverTimeoutMs));
+    this.#stop(new ServerTimeout(this.#expiresAfter));
   };
 
   #notify(): void {

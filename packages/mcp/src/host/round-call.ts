@@ -7,7 +7,12 @@ import {
   ProtocolErrorCode,
 } from "@modelcontextprotocol/client";
 import { describeValue, isPlainObject } from "../internal/json.js";
-import { ElicitingCall, type PendingElicitation, type SessionHost } from "./call-session.js";
+import {
+  ElicitingCall,
+  openedPage,
+  type PendingElicitation,
+  type SessionHost,
+} from "./call-session.js";
 import { type ElicitResponse, planElicitation, QuestionIds } from "./elicitation.js";
 import { describeFailure } from "./push-call.js";
 import type { SuspendedRound } from "./suspended-call.js";
@@ -42,6 +47,8 @@ export class RoundCall extends ElicitingCall {
   #ended = false;
   // Set while the round in hand was restored from a record and not yet retried.
   #restored = false;
+  // The time limit of the last request sent, for the failure's text.
+  #timeoutMs = 0;
 
   constructor(
     host: SessionHost,
@@ -105,7 +112,7 @@ export class RoundCall extends ElicitingCall {
       }
     } catch (error) {
       if (signal.aborted) throw signal.reason;
-      return this.#fail(describeFailure(error, this.host.serverTimeoutMs));
+      return this.#fail(describeFailure(error, this.#timeoutMs));
     }
   }
 
@@ -157,9 +164,13 @@ export class RoundCall extends ElicitingCall {
       params.inputResponses = Object.fromEntries(round.responses) as unknown as JsonObject;
     }
     if (round?.requestState !== undefined) params.requestState = round.requestState;
+    // A round in which the person opened a page: the server may wait for the page to be used.
+    const afterPage = round !== undefined && openedPageIn(round);
+    const { serverTimeoutMs, pageTimeoutMs } = this.host;
+    this.#timeoutMs = afterPage ? Math.max(pageTimeoutMs, serverTimeoutMs) : serverTimeoutMs;
     return this.#client.request(
       { method: "tools/call", params },
-      { allowInputRequired: true, signal, timeout: this.host.serverTimeoutMs },
+      { allowInputRequired: true, signal, timeout: this.#timeoutMs },
     );
   }
 
@@ -196,4 +207,12 @@ export class RoundCall extends ElicitingCall {
     this.#ended = true;
     return this.failed(message);
   }
+}
+
+// Whether the person opened a page in `round`.
+function openedPageIn(round: Round): boolean {
+  return round.entries.some(({ key, pending }) => {
+    const response = round.responses.get(key);
+    return response !== undefined && openedPage(pending.plan, response);
+  });
 }

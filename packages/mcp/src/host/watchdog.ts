@@ -14,11 +14,14 @@ export class Watchdog {
     this.ms = ms;
   }
 
-  /** Starts counting `ms` from now; `onExpire` is called once the time is up, unless disarmed. */
-  arm(onExpire: () => void): void {
-    this.#deadline = performance.now() + this.ms;
+  /**
+   * Starts counting `ms` (the line's limit unless given) from now; `onExpire` is called once the
+   * time is up, unless disarmed.
+   */
+  arm(onExpire: () => void, ms = this.ms): void {
+    this.#deadline = performance.now() + ms;
     this.#onExpire = onExpire;
-    if (this.#timer === undefined) this.#schedule(this.ms);
+    if (this.#timer === undefined) this.#schedule(ms);
   }
 
   /** Stops counting for `onExpire` (not for another call's, armed since). */

@@ -1,0 +1,99 @@
+// After the person opens a page a server asked for (URL mode), the server waits while the person
+// uses the page: that time is the person's, not the server's working time.
+import { ConversationStream, type ToolCallResponse } from "@jp/conversation";
+import { type BuiltinTool, builtinExecutor, ToolCoordinator, TurnState } from "@jp/coordinator";
+import { MockPromptBackend } from "@jp/coordinator/testing";
+import { InMemoryTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { createMcpHandler, type McpServer } from "@modelcontextprotocol/server";
+import { describe, expect, it } from "vitest";
+import { connectMcpServer, createMcpToolServer, type SecretPage } from "../../src/index.js";
+
+// A tool of ours served over MCP whose secret question goes by URL: the person takes `typingMs`
+// on the page before the answer reaches the server.
+const login: BuiltinTool = {
+  execute({ answers }) {
+    if (typeof answers.token !== "string") {
+      return {
+        type: "needs_input",
+        question: { id: "token", text: "Token?", answer_type: { type: "secret" } },
+      };
+    }
+    return { type: "success", content: `signed in (${answers.token.length} characters)` };
+  },
+};
+
+function pageTakes(typingMs: number): SecretPage {
+  return {
+    async begin() {
+      const answer = new Promise<string>((done) => setTimeout(() => done("s3cr3t"), typingMs));
+      return { url: "https://secrets.example.com/p", answer };
+    },
+  };
+}
+
+async function signIn(
+  era: "2025-11-25" | "2026-07-28",
+  limits: { serverTimeoutMs: number; pageTimeoutMs?: number },
+  typingMs: number,
+): Promise<ToolCallResponse | undefined> {
+  const factory = createMcpToolServer({
+    name: "keys",
+    version: "1",
+    tools: { login: { description: "signs in", executor: builtinExecutor("login", login) } },
+    secretPage: pageTakes(typingMs),
+  });
+  let transport: InMemoryTransport | StreamableHTTPClientTransport;
+  let close = async () => {};
+  if (era === "2025-11-25") {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const server = (await factory({ era: "legacy" } as never)) as McpServer;
+    await server.connect(serverSide);
+    transport = clientSide;
+  } else {
+    const handler = createMcpHandler(factory);
+    transport = new StreamableHTTPClientTransport(new URL("http://keys.test/mcp"), {
+      fetch: (url, init) => handler.fetch(new Request(url, init)),
+    });
+    close = () => handler.close();
+  }
+  const connection = (
+    await connectMcpServer({
+      name: "keys",
+      transport,
+      openUrl: () => {},
+      ...limits,
+      ...(era === "2026-07-28" ? { versionNegotiation: { mode: { pin: era } } } : {}),
+    })
+  )._unsafeUnwrap();
+  try {
+    const stream = ConversationStream.empty();
+    stream.startTurn("Sign in.");
+    const coordinator = new ToolCoordinator({
+      stream,
+      tools: { "*": { run: "unattended" } },
+      executors: connection,
+      prompts: new MockPromptBackend({ questions: [{ type: "answer", value: "open" }] }),
+    });
+    connection.attach(coordinator);
+    const { responses } = await coordinator.run([{ id: "c1", name: "login", arguments: {} }], {
+      turn: new TurnState(),
+    });
+    return responses[0];
+  } finally {
+    await connection.close();
+    await close();
+  }
+}
+
+describe.each(["2025-11-25", "2026-07-28"] as const)("on %s", (era) => {
+  it("the time the person spends on an opened page does not count as the server's", async () => {
+    const response = await signIn(era, { serverTimeoutMs: 200 }, 600);
+    expect(response).toMatchObject({ content: "signed in (6 characters)", is_error: false });
+  });
+
+  it("the page has its own allowance (pageTimeoutMs), and the failure names it", async () => {
+    const response = await signIn(era, { serverTimeoutMs: 100, pageTimeoutMs: 300 }, 1_500);
+    expect(response?.is_error).toBe(true);
+    expect(response?.content).toContain("did not answer within 0.3 s");
+  });
+});
