@@ -72,7 +72,10 @@ export interface McpServerOptions {
   readonly pageTimeoutMs?: number;
   /** Input-required rounds one 2026-07-28 call may take. Default 16. */
   readonly maxRounds?: number;
-  /** Pushed elicitations one call may have waiting at once; more are refused. Default 8. */
+  /**
+   * Elicitations one call may have waiting at once: pushed requests (2025), or the input
+   * requests of one round (2026-07-28); more are refused. Default 8.
+   */
   readonly maxPendingElicitations?: number;
   /** Told about every elicitation refused without asking anyone (for the host's log). */
   readonly onRefused?: (event: RefusedElicitation) => void;
@@ -381,6 +384,7 @@ class Connection implements McpConnection {
         ? new RoundCall(this.#host, call, remote, {
             client: this.#client,
             maxRounds: this.#options.maxRounds ?? DEFAULTS.maxRounds,
+            maxRequests: this.#options.maxPendingElicitations ?? DEFAULTS.maxPending,
             refused,
             prompted,
             ...(gates === undefined ? {} : { gates }),

@@ -40,6 +40,7 @@ interface Round {
 export class RoundCall extends ElicitingCall {
   readonly #client: Client;
   readonly #maxRounds: number;
+  readonly #maxRequests: number;
   readonly #refused: RefusalReporter;
   #result: unknown;
   #round: Round | undefined;
@@ -57,6 +58,8 @@ export class RoundCall extends ElicitingCall {
     options: {
       readonly client: Client;
       readonly maxRounds: number;
+      /** Input requests one round may carry; a round with more is refused. */
+      readonly maxRequests: number;
       readonly refused: RefusalReporter;
       /** Question ids a person answered at a prompt, shared with the connection. */
       readonly prompted?: Set<string>;
@@ -69,6 +72,7 @@ export class RoundCall extends ElicitingCall {
     super(host, call, remoteName, options.prompted, options.gates);
     this.#client = options.client;
     this.#maxRounds = options.maxRounds;
+    this.#maxRequests = options.maxRequests;
     this.#refused = options.refused;
     const round = options.restored;
     if (round !== undefined) {
@@ -178,6 +182,12 @@ export class RoundCall extends ElicitingCall {
   #plan(result: { inputRequests?: unknown; requestState?: unknown }): Round | string {
     const requests = result.inputRequests ?? {};
     if (!isPlainObject(requests)) return "its input-required result has no valid inputRequests";
+    const count = Object.keys(requests).length;
+    if (count > this.#maxRequests) {
+      const message = `too many input requests in one round (${count}; at most ${this.#maxRequests})`;
+      this.#refused(message);
+      return `its input-required result was refused: ${message}`;
+    }
     const requestState = typeof result.requestState === "string" ? result.requestState : undefined;
     const idsBefore = this.ids.list();
     const responses = new Map<string, ElicitResponse>();

@@ -101,6 +101,27 @@ describe.each(ERAS)("a hostile MCP server on %s", (version, negotiation) => {
     });
   });
 
+  if (!legacy) {
+    it("a round of more input requests than a call may have waiting is refused before anyone is asked", async () => {
+      const human = new MockPromptBackend();
+      const { stream } = await run(server, [{ id: "f2", name: "flood" }], { prompts: human });
+      expect(human.requests).toEqual([]);
+      expect(responseOf(stream, "f2")).toEqual({
+        is_error: true,
+        content: expect.stringContaining(
+          "its input-required result was refused: too many input requests in one round (12; at most 4)",
+        ),
+      });
+      expect(refused).toEqual([
+        expect.objectContaining({
+          tool_call_id: "f2",
+          message: expect.stringContaining("(12; at most 4)"),
+        }),
+      ]);
+      expect(unpaired(stream)).toEqual([]);
+    });
+  }
+
   if (legacy) {
     // The limit is on the server's own working time: a person slower than it is never cut off,
     // and the server's time counts again from the answer on.
