@@ -4,6 +4,7 @@ import type { Executor } from "@jp/coordinator";
 import type { Question } from "@jp/tool";
 import {
   type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
   createRequestStateCodec,
   fromJsonSchema,
   type InputRequiredResult,
@@ -107,7 +108,24 @@ export function createMcpToolServer(options: McpToolServerOptions): McpServerFac
       { requestState: { verify: codec.verify } },
     );
     for (const [name, tool] of Object.entries(options.tools)) {
-      const serving: Serving = { name, tool, options, codec, secrets };
+      const serving: Serving = {
+        name,
+        tool,
+        options,
+        codec,
+        secrets,
+        // Per request on 2026-07-28 (the request's envelope), per connection before.
+        opensPages: (ctx) => {
+          const declared =
+            era === "modern"
+              ? (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[
+                  CLIENT_CAPABILITIES_META_KEY
+                ]
+              : server.server.getClientCapabilities();
+          const elicitation = isPlainObject(declared) ? declared.elicitation : undefined;
+          return isPlainObject(elicitation) && elicitation.url !== undefined;
+        },
+      };
       server.registerTool(
         name,
         {
@@ -128,6 +146,8 @@ interface Serving {
   readonly options: McpToolServerOptions;
   readonly codec: { mint(payload: RoundState): Promise<string> };
   readonly secrets: SecretStore;
+  /** Whether the client asking takes URL elicitations (the only way a secret may travel). */
+  readonly opensPages: (ctx: ServerContext) => boolean;
 }
 
 type Step =
@@ -184,6 +204,7 @@ async function servePushed(
       if (question.answer_type.type === "secret") {
         const page = serving.options.secretPage;
         if (page === undefined) return secretRefused(question);
+        if (!serving.opensPages(ctx)) return secretNoPage(question);
         const opened = await page.begin({ tool: serving.name, question, signal });
         const reply = await ctx.mcpReq.elicitInput(
           { mode: "url", message: question.text, url: opened.url, elicitationId: randomUUID() },
@@ -305,6 +326,7 @@ async function serveRound(
     error,
     attempt,
     signal,
+    opensPages: serving.opensPages(ctx),
   });
 }
 
@@ -316,6 +338,8 @@ interface RoundAsk {
   readonly error: string | undefined;
   readonly attempt: number;
   readonly signal: AbortSignal;
+  /** Whether the asking client takes URL elicitations. */
+  readonly opensPages: boolean;
 }
 
 async function askRound(
@@ -334,6 +358,7 @@ async function askRound(
   if (question.answer_type.type === "secret") {
     const page = serving.options.secretPage;
     if (page === undefined) return secretRefused(question);
+    if (!ask.opensPages) return secretNoPage(question);
     const opened = await page.begin({ tool: serving.name, question, signal: ask.signal });
     serving.secrets.expect(call.id, question.id, opened.answer);
     return inputRequired({
@@ -422,6 +447,15 @@ function secretRefused(question: Question): CallToolResult {
   return errorResult(
     `Question "${question.id}" asks for a secret. MCP does not allow secrets in a form, and this ` +
       "server has no secret page to collect it; ask for it another way or do without it.",
+  );
+}
+
+// Checked before a page is made: a page nobody can open would hold its pending answer for nothing.
+function secretNoPage(question: Question): CallToolResult {
+  return errorResult(
+    `Question "${question.id}" asks for a secret. MCP does not allow secrets in a form, and this ` +
+      "client cannot open a page to collect it (it does not take URL elicitations); ask for it " +
+      "another way or do without it.",
   );
 }
 

@@ -1,5 +1,5 @@
-// After the person opens a page a server asked for (URL mode), the server waits while the person
-// uses the page: that time is the person's, not the server's working time.
+// A secret travels only by a page the person opens (URL mode). After the person opens it, the
+// server waits while the person uses the page: that time is the person's, not the server's.
 import { ConversationStream, type ToolCallResponse } from "@jp/conversation";
 import { type BuiltinTool, builtinExecutor, ToolCoordinator, TurnState } from "@jp/coordinator";
 import { MockPromptBackend } from "@jp/coordinator/testing";
@@ -22,9 +22,12 @@ const login: BuiltinTool = {
   },
 };
 
+let pagesMade = 0;
+
 function pageTakes(typingMs: number): SecretPage {
   return {
     async begin() {
+      pagesMade += 1;
       const answer = new Promise<string>((done) => setTimeout(() => done("s3cr3t"), typingMs));
       return { url: "https://secrets.example.com/p", answer };
     },
@@ -35,6 +38,7 @@ async function signIn(
   era: "2025-11-25" | "2026-07-28",
   limits: { serverTimeoutMs: number; pageTimeoutMs?: number },
   typingMs: number,
+  client: { opensUrls: boolean } = { opensUrls: true },
 ): Promise<ToolCallResponse | undefined> {
   const factory = createMcpToolServer({
     name: "keys",
@@ -60,7 +64,7 @@ async function signIn(
     await connectMcpServer({
       name: "keys",
       transport,
-      openUrl: () => {},
+      ...(client.opensUrls ? { openUrl: () => {} } : {}),
       ...limits,
       ...(era === "2026-07-28" ? { versionNegotiation: { mode: { pin: era } } } : {}),
     })
@@ -89,6 +93,19 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("on %s", (era) => {
   it("the time the person spends on an opened page does not count as the server's", async () => {
     const response = await signIn(era, { serverTimeoutMs: 200 }, 600);
     expect(response).toMatchObject({ content: "signed in (6 characters)", is_error: false });
+  });
+
+  it("a client that takes no URL elicitations gets an error the model can act on, and no page is made", async () => {
+    pagesMade = 0;
+    const response = await signIn(era, { serverTimeoutMs: 1_000 }, 0, { opensUrls: false });
+    expect(response).toMatchObject({
+      is_error: true,
+      content:
+        'Question "token" asks for a secret. MCP does not allow secrets in a form, and this client ' +
+        "cannot open a page to collect it (it does not take URL elicitations); ask for it another " +
+        "way or do without it.",
+    });
+    expect(pagesMade).toBe(0);
   });
 
   it("the page has its own allowance (pageTimeoutMs), and the failure names it", async () => {
