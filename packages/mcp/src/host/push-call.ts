@@ -5,6 +5,7 @@ import {
   runStopOf,
   type ToolCall,
 } from "@jp/coordinator";
+import type { Question } from "@jp/tool";
 import type { Client } from "@modelcontextprotocol/client";
 import {
   ElicitingCall,
@@ -13,13 +14,33 @@ import {
   type PendingElicitation,
   type SessionHost,
 } from "./call-session.js";
-import type { ElicitationPlan, ElicitResponse } from "./elicitation.js";
+import { type ElicitationPlan, type ElicitResponse, planElicitation } from "./elicitation.js";
 import type { LineSlot } from "./line.js";
+import {
+  MAX_PAGE_ROUNDS,
+  PAGE_DONE_ID,
+  pageDoneQuestion,
+  pagesRefused,
+  pagesRequired,
+} from "./page-required.js";
 import { completedFromToolResult } from "./tool-result.js";
 import type { Watchdog } from "./watchdog.js";
 
 // setTimeout's ceiling (about 24.8 days); the watchdog below is the real limit.
 const NO_SDK_TIMEOUT = 2 ** 31 - 1;
+
+/** One page of a round the server needs opened, and the response once the person decided. */
+interface PageEntry {
+  readonly pending: PendingElicitation;
+  readonly host: string;
+  response: ElicitResponse | undefined;
+}
+
+interface PageRound {
+  readonly entries: readonly PageEntry[];
+  /** Asked once every page is open: the person says when they are done there. */
+  done: Question | undefined;
+}
 
 /** Why a pushed elicitation was not queued. */
 export type QueueRefusal = "ended" | "full";
@@ -63,6 +84,10 @@ export class PushCall extends ElicitingCall {
   #settled = true;
   #wake: (() => void) | undefined;
   readonly #watchdog: Watchdog;
+  // The pages the server needs opened before it runs the tool (a `-32042` answer), while the
+  // person is asked about them; and how many such rounds the call has had.
+  #pages: PageRound | undefined;
+  #pageRounds = 0;
 
   constructor(
     host: SessionHost,
@@ -147,7 +172,22 @@ export class PushCall extends ElicitingCall {
           }
           return asked;
         }
+        const pages = this.#pages;
+        if (pages !== undefined) {
+          const step = this.#walkPages(pages, answers);
+          if (step === undefined) continue;
+          if (step instanceof Promise) {
+            await step;
+            continue;
+          }
+          return step;
+        }
         const result = this.#result;
+        if (result !== undefined && !result.ok) {
+          const needs = this.#needsPages(result.error);
+          if (needs === true) continue;
+          if (needs !== undefined) return this.#endPages(needs);
+        }
         if (result !== undefined) {
           this.#ended = true;
           this.#leave();
@@ -165,6 +205,83 @@ export class PushCall extends ElicitingCall {
     } finally {
       forget();
     }
+  }
+
+  // The server answered that the person must first open its pages: each is asked about like a
+  // pushed URL elicitation (consent, then opened), then the person says when they are done, and
+  // the tool is called again. `undefined` for any other failure; why not, when the call cannot
+  // go on so.
+  #needsPages(error: unknown): true | string | undefined {
+    const requested = pagesRequired(error);
+    if (requested === undefined) return undefined;
+    if (this.host.openUrl === undefined) {
+      return "it needs a page opened first (URL mode), which this client does not offer";
+    }
+    if (this.#pageRounds >= MAX_PAGE_ROUNDS) {
+      return `it still needed a page opened after ${MAX_PAGE_ROUNDS} rounds of pages`;
+    }
+    if (requested.length > this.#maxPending) {
+      return `it needs ${requested.length} pages opened at once; this client takes at most ${this.#maxPending}`;
+    }
+    const entries: PageEntry[] = [];
+    for (const params of requested) {
+      const plan = planElicitation(params, this.asker, this.ids);
+      if (plan.isErr()) return `its page could not be offered: ${plan.error.message}`;
+      if (plan.value.mode !== "url") return "it asked for a form where only pages may be asked";
+      const entry: PageEntry = {
+        pending: { plan: plan.value, respond: (response) => (entry.response = response) },
+        host: plan.value.url.host,
+        response: undefined,
+      };
+      entries.push(entry);
+    }
+    this.#pageRounds += 1;
+    this.#result = undefined;
+    this.#pages = { entries, done: undefined };
+    return true;
+  }
+
+  // The next step of a round of pages: a question, an opening to wait for, a failure, or
+  // `undefined` once the tool has been called again.
+  #walkPages(
+    pages: PageRound,
+    answers: ExecuteInput["answers"],
+  ): ExecutorResult | Promise<undefined> | undefined {
+    for (const entry of pages.entries) {
+      if (entry.response !== undefined) continue;
+      const asked = this.walk(entry.pending, answers);
+      if (asked !== undefined) return asked;
+    }
+    const hosts = [...new Set(pages.entries.map((entry) => entry.host))];
+    const refused = pagesRefused(
+      pages.entries.map((entry) => entry.response as ElicitResponse),
+      hosts,
+    );
+    if (refused !== undefined) return this.#endPages(refused);
+    pages.done ??= pageDoneQuestion(this.ids.take(PAGE_DONE_ID), this.asker, hosts);
+    const done = answers[pages.done.id];
+    if (done === undefined) {
+      return {
+        type: "needs_input",
+        question: pages.done,
+        source: { source: "tool", name: this.call.name },
+      };
+    }
+    if (done !== "continue") {
+      return this.#endPages(
+        `the user did not continue after opening its page (on ${hosts.join(", ")})`,
+      );
+    }
+    this.#pages = undefined;
+    this.#start();
+    return undefined;
+  }
+
+  #endPages(message: string): ExecutorResult {
+    this.#pages = undefined;
+    this.#ended = true;
+    this.#leave();
+    return this.failed(message);
   }
 
   // Takes the line: a free one at once, without a promise; a held one once the call before has

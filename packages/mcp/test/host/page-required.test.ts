@@ -1,0 +1,213 @@
+// A 2025-11-25 server may answer `tools/call` with a URLElicitationRequiredError (-32042): the
+// person must first do something on its page (sign in). The person is asked for consent, the page
+// is opened, the person says when they are done, and the tool is called again.
+import type { JsonValue } from "@jp/conversation";
+import { ConversationStream } from "@jp/conversation";
+import {
+  answerPendingPrompt,
+  type PromptBackend,
+  type PromptRequest,
+  ToolCoordinator,
+  TurnState,
+} from "@jp/coordinator";
+import { MockPromptBackend } from "@jp/coordinator/testing";
+import { InMemoryTransport } from "@modelcontextprotocol/client";
+import {
+  fromJsonSchema,
+  McpServer,
+  UrlElicitationRequiredError,
+} from "@modelcontextprotocol/server";
+import { afterEach, describe, expect, it } from "vitest";
+import { connectMcpServer, type McpConnection } from "../../src/index.js";
+import { inquiries, responseOf, run, UNATTENDED, unpaired } from "../support.js";
+
+const LOGIN = "https://auth.example.com/login";
+const answer = (value: JsonValue) => ({ type: "answer", value }) as const;
+
+const connections: McpConnection[] = [];
+afterEach(async () => {
+  await Promise.all(connections.splice(0).map((c) => c.close()));
+});
+
+/** A server whose tool needs the person signed in on its page; `signedIn` says whether they are. */
+async function connectTo(options: {
+  signedIn: () => boolean;
+  opensUrls?: boolean;
+  onOpen?: () => void;
+}) {
+  const server = new McpServer({ name: "auth", version: "1" });
+  let calls = 0;
+  server.registerTool(
+    "connect",
+    { description: "needs a sign-in", inputSchema: fromJsonSchema({ type: "object" }) },
+    async () => {
+      calls += 1;
+      if (!options.signedIn()) {
+        throw new UrlElicitationRequiredError([
+          { mode: "url", message: "Sign in to continue", url: LOGIN, elicitationId: `e${calls}` },
+        ]);
+      }
+      return { content: [{ type: "text", text: `connected after ${calls} calls` }] };
+    },
+  );
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const opened: string[] = [];
+  const connection = (
+    await connectMcpServer({
+      name: "auth",
+      transport: clientSide,
+      ...(options.opensUrls === false
+        ? {}
+        : {
+            openUrl: (url: string) => {
+              opened.push(url);
+              options.onOpen?.();
+            },
+          }),
+    })
+  )._unsafeUnwrap();
+  connections.push(connection);
+  return { connection, opened };
+}
+
+const shownIds = (requests: readonly PromptRequest[]) =>
+  requests.map((r) => (r.kind === "question" ? r.question.id : r.kind));
+
+describe("a server that needs its page opened first (URLElicitationRequiredError)", () => {
+  it("asks for consent, opens the page, asks when the person is done, and calls the tool again", async () => {
+    let signedIn = false;
+    const { connection, opened } = await connectTo({ signedIn: () => signedIn });
+    const person = new MockPromptBackend({
+      questions: [
+        answer("open"),
+        () => {
+          signedIn = true; // the person signs in on the page, then continues
+          return answer("continue");
+        },
+      ],
+    });
+    const { stream } = await run(connection, [{ id: "a1", name: "connect" }], { prompts: person });
+    expect(opened).toEqual([LOGIN]);
+    expect(responseOf(stream, "a1")).toMatchObject({
+      content: "connected after 2 calls",
+      is_error: false,
+    });
+    expect(inquiries(stream)).toEqual([
+      ["a1.open_url.1", "open"],
+      ["a1.page_done.1", "continue"],
+    ]);
+    // The consent question names the server and the page's host, as a pushed URL request does.
+    const [consent, done] = person.questions;
+    expect(consent?.question.context).toContain(`MCP server "auth"`);
+    expect(consent?.question.context).toContain("auth.example.com");
+    expect(done?.question.text).toBe("Continue once you are done on the page on auth.example.com.");
+    expect(unpaired(stream)).toEqual([]);
+  });
+
+  it("a person who declines: nothing is opened and the model is told why", async () => {
+    const { connection, opened } = await connectTo({ signedIn: () => false });
+    const person = new MockPromptBackend({ questions: [answer("decline")] });
+    const { stream } = await run(connection, [{ id: "a2", name: "connect" }], { prompts: person });
+    expect(opened).toEqual([]);
+    expect(responseOf(stream, "a2")).toMatchObject({
+      is_error: true,
+      content:
+        'MCP server "auth" could not run its tool "connect": it needs a page opened first (on auth.example.com), and the user declined to open it',
+    });
+    expect(unpaired(stream)).toEqual([]);
+  });
+
+  it("a person who does not continue after opening: the tool is not called again", async () => {
+    const { connection, opened } = await connectTo({ signedIn: () => false });
+    const person = new MockPromptBackend({ questions: [answer("open"), answer("cancel")] });
+    const { stream } = await run(connection, [{ id: "a3", name: "connect" }], { prompts: person });
+    expect(opened).toEqual([LOGIN]);
+    expect(responseOf(stream, "a3").content).toContain(
+      "the user did not continue after opening its page (on auth.example.com)",
+    );
+  });
+
+  it("a server that still needs the page is asked about again, up to three rounds", async () => {
+    const { connection, opened } = await connectTo({ signedIn: () => false });
+    const person = new MockPromptBackend({
+      questions: Array.from({ length: 6 }, (_, i) => answer(i % 2 === 0 ? "open" : "continue")),
+    });
+    const { stream } = await run(connection, [{ id: "a4", name: "connect" }], { prompts: person });
+    // Each round asks for consent anew: a consent is for the round it was given in.
+    expect(shownIds(person.requests)).toEqual([
+      "open_url",
+      "page_done",
+      "open_url_2",
+      "page_done_2",
+      "open_url_3",
+      "page_done_3",
+    ]);
+    expect(opened).toEqual([LOGIN, LOGIN, LOGIN]);
+    expect(responseOf(stream, "a4").content).toContain(
+      "it still needed a page opened after 3 rounds of pages",
+    );
+    expect(unpaired(stream)).toEqual([]);
+  });
+
+  it("a client that cannot open pages says so, and nobody is asked", async () => {
+    const { connection } = await connectTo({ signedIn: () => false, opensUrls: false });
+    const person = new MockPromptBackend();
+    const { stream } = await run(connection, [{ id: "a5", name: "connect" }], { prompts: person });
+    expect(person.requests).toEqual([]);
+    expect(responseOf(stream, "a5").content).toContain(
+      "it needs a page opened first (URL mode), which this client does not offer",
+    );
+  });
+
+  it("nobody there: the detached policy decides, never an accept", async () => {
+    const { connection, opened } = await connectTo({ signedIn: () => false });
+    // No prompt backend: nobody can be asked.
+    const { stream } = await run(connection, [{ id: "a6", name: "connect" }]);
+    expect(opened).toEqual([]);
+    // The consent question is recorded, closed by the host's policy: nobody said yes.
+    expect(inquiries(stream)).toEqual([["a6.open_url.1", "cancelled:no_prompt_backend"]]);
+    expect(responseOf(stream, "a6").is_error).toBe(true);
+    expect(unpaired(stream)).toEqual([]);
+  });
+
+  it("left for later: answered while the turn is suspended, the resumed call opens the page and goes on", async () => {
+    let signedIn = false;
+    const { connection, opened } = await connectTo({
+      signedIn: () => signedIn,
+      onOpen: () => {
+        signedIn = true; // the person signs in on the page
+      },
+    });
+    const stream = ConversationStream.empty();
+    stream.startTurn("Connect.");
+    const later: PromptBackend = {
+      isHumanReachable: () => true,
+      ask: async () => ({ type: "later" }) as never,
+    };
+    const coordinator = new ToolCoordinator({
+      stream,
+      tools: UNATTENDED,
+      executors: connection,
+      prompts: later,
+    });
+    connection.attach(coordinator, { stream });
+    let result = await coordinator.run([{ id: "a7", name: "connect", arguments: {} }], {
+      turn: new TurnState(),
+    });
+    const answered: string[] = [];
+    for (let round = 0; result.pending.length > 0 && round < 4; round++) {
+      for (const { prompt_id: id } of result.pending) {
+        const value = id.includes("open_url") ? "open" : "continue";
+        expect(answerPendingPrompt(stream, id, { type: "answer", value }).isOk()).toBe(true);
+        answered.push(id);
+      }
+      result = await coordinator.resume();
+    }
+    expect(answered).toEqual(["a7.open_url.1", "a7.page_done.1"]);
+    expect(opened).toEqual([LOGIN]);
+    expect(responseOf(stream, "a7")).toMatchObject({ is_error: false });
+    expect(responseOf(stream, "a7").content).toMatch(/^connected after \d+ calls$/);
+    expect(unpaired(stream)).toEqual([]);
+  });
+});
