@@ -18,7 +18,15 @@ export interface FormField {
    * Absent when the labels are the values themselves.
    */
   readonly values?: Readonly<Record<string, string>>;
+  /**
+   * For an optional choice: the option that leaves the field out (`(skip)`, or a longer label
+   * when an option of the server's is already called that). Absent for a required field.
+   */
+  readonly skip?: string;
 }
+
+/** The option added to an optional choice: choosing it leaves the field out of the content. */
+export const SKIP_OPTION = "(skip)";
 
 /** The string formats MCP elicitation forms may use (all checked by the answer validator). */
 export const ELICITATION_STRING_FORMATS = ["email", "uri", "date", "date-time"] as const;
@@ -59,11 +67,12 @@ function unsupported(path: string, reason: string): Checked<never> {
  * | `string` | `text` (optional: an empty answer leaves the field out) |
  * | `string` with `minLength` / `maxLength` / `pattern` / `format` | `schema` |
  * | `number`, `integer` (with `minimum` / `maximum`) | `schema` |
- * | `boolean` | `boolean` |
- * | `enum`, `oneOf` of `{const, title}`, legacy `enumNames` | `select` (titles shown) |
+ * | `boolean` | `boolean` (optional: `schema` taking `null`) |
+ * | `enum`, `oneOf` of `{const, title}`, legacy `enumNames` | `select` (titles shown; optional: a `(skip)` option) |
  * | `array` of `enum` / `anyOf` items | `multi_select`; with `minItems` / `maxItems`, `schema` |
  *
- * An optional `schema` field also takes `null`, which leaves it out. A `default` that fits
+ * An optional `schema` field also takes `null`, and an optional choice its `(skip)` option, which
+ * leave it out: a person is never made to choose what they may leave out. A `default` that fits
  * becomes the question's default (pre-filled); one that does not is dropped.
  *
  * @example
@@ -119,6 +128,7 @@ export function questionsForElicitation(
 interface Mapped {
   readonly answerType: AnswerType;
   readonly values?: Readonly<Record<string, string>>;
+  readonly skip?: string;
   /** Turns the property's `default` into an answer, or undefined when there is none. */
   readonly defaultAnswer?: JsonValue;
 }
@@ -151,12 +161,12 @@ function fieldFor(
   }
   const mapped = mapProperty(path, property, required);
   if (mapped.isErr()) return err(mapped.error);
-  const { answerType, values, defaultAnswer } = mapped.value;
+  const { answerType, values, skip, defaultAnswer } = mapped.value;
   const title = typeof property.title === "string" && property.title !== "" ? property.title : name;
   const context = [`MCP server "${server}"`];
   if (typeof property.description === "string" && property.description !== "")
     context.push(property.description);
-  const hint = optionalHint(answerType, required);
+  const hint = optionalHint(answerType, required, skip);
   if (hint !== undefined) context.push(hint);
   const question: Omit<Question, "id"> = {
     text: title,
@@ -169,20 +179,31 @@ function fieldFor(
     required,
     question: fits ? { ...question, default: defaultAnswer } : question,
     ...(values === undefined ? {} : { values }),
+    ...(skip === undefined ? {} : { skip }),
   });
 }
 
-function optionalHint(answerType: AnswerType, required: boolean): string | undefined {
+function optionalHint(
+  answerType: AnswerType,
+  required: boolean,
+  skip: string | undefined,
+): string | undefined {
   if (required) return undefined;
   if (answerType.type === "text") return "Optional: leave it empty to skip it.";
   if (answerType.type === "schema") return "Optional: answer null to skip it.";
+  if (skip !== undefined) return `Optional: choose "${skip}" to skip it.`;
   return undefined;
 }
 
 function mapProperty(path: string, property: JsonObject, required: boolean): Checked<Mapped> {
   switch (property.type) {
     case "boolean":
-      return ok({ answerType: { type: "boolean" }, ...defaultOf(property.default) });
+      // An optional yes/no may be left unanswered: as optional numbers and strings are, it takes
+      // null too. A person is never made to say yes or no to what they may leave out.
+      return ok({
+        answerType: required ? { type: "boolean" } : schemaType({ type: "boolean" }, false),
+        ...defaultOf(property.default),
+      });
     case "number":
     case "integer":
       return mapNumber(path, property, required);
@@ -215,9 +236,11 @@ function mapString(path: string, property: JsonObject, required: boolean): Check
     if (choices.isErr()) return err(choices.error);
     const { options, values } = choices.value;
     const answer = property.default === undefined ? undefined : labelOf(property.default, values);
+    const skip = required ? undefined : skipLabel(options);
     return ok({
-      answerType: { type: "select", options },
+      answerType: { type: "select", options: skip === undefined ? options : [...options, skip] },
       ...(values === undefined ? {} : { values }),
+      ...(skip === undefined ? {} : { skip }),
       ...defaultOf(answer),
     });
   }
@@ -371,6 +394,13 @@ function labelOf(
 }
 
 // An optional field's schema also takes null, the person's way to leave it out.
+// The skip option's label: one no option of the server's already has.
+function skipLabel(options: readonly string[]): string {
+  let label = SKIP_OPTION;
+  for (let n = 2; options.includes(label); n++) label = `(skip ${n})`;
+  return label;
+}
+
 function schemaType(schema: JsonObject, required: boolean): AnswerType {
   return {
     type: "schema",
@@ -410,6 +440,7 @@ export function elicitationContent(
 /** What one field's answer sends in the `accept` content, or undefined when it is left out. */
 export function fieldContent(field: FormField, answer: JsonValue): JsonValue | undefined {
   if (!field.required && (answer === null || answer === "")) return undefined;
+  if (field.skip !== undefined && answer === field.skip) return undefined;
   return wireValue(answer, field.values);
 }
 

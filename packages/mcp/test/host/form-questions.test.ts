@@ -184,6 +184,30 @@ describe("questionsForElicitation: each MCP property kind", () => {
     }
   });
 
+  it("an optional choice offers a way to leave it out, which no option of the server's takes", () => {
+    const plain = one({ type: "string", enum: ["low", "high"] }, false);
+    expect(plain.question.answer_type).toEqual({
+      type: "select",
+      options: ["low", "high", "(skip)"],
+    });
+    expect(plain.skip).toBe("(skip)");
+    expect(plain.question.context).toContain('Optional: choose "(skip)" to skip it.');
+    const taken = one({ type: "string", enum: ["(skip)", "(skip 2)", "go"] }, false);
+    expect(taken.skip).toBe("(skip 3)");
+    // A required choice has no such option: the person chooses one of the server's.
+    expect(one({ type: "string", enum: ["low", "high"] }).skip).toBeUndefined();
+  });
+
+  it("an optional yes/no takes null, so the person is never made to say yes or no", () => {
+    const field = one({ type: "boolean", default: true }, false);
+    expect(field.question.answer_type).toEqual({
+      type: "schema",
+      schema: { anyOf: [{ type: "boolean" }, { type: "null" }] },
+    });
+    expect(field.question.default).toBe(true);
+    expect(one({ type: "boolean" }).question.answer_type).toEqual({ type: "boolean" });
+  });
+
   it("names the server in every question, then the description, then how to skip", () => {
     const field = one(
       { type: "string", title: "Nick", description: "What friends call you" },
@@ -320,6 +344,8 @@ describe("elicitationContent", () => {
       color: SPEC_PROPERTIES.titledEnum,
       colors: SPEC_PROPERTIES.titledMultiSelect,
       ok: { type: "boolean" },
+      level: { type: "string", enum: ["low", "high"] },
+      agree: { type: "boolean" },
     },
     required: ["name", "color", "ok"],
   };
@@ -341,6 +367,16 @@ describe("elicitationContent", () => {
       { name: "", color: "#FF0000", ok: true },
     ],
     ["unanswered fields are absent", { name: "x" }, { name: "x" }],
+    [
+      "an optional choice skipped, and an optional yes/no answered null, are left out",
+      { name: "x", color: "Red", ok: true, level: "(skip)", agree: null },
+      { name: "x", color: "#FF0000", ok: true },
+    ],
+    [
+      "an optional choice chosen, and an optional yes/no answered, are sent",
+      { name: "x", color: "Red", ok: true, level: "low", agree: false },
+      { name: "x", color: "#FF0000", ok: true, level: "low", agree: false },
+    ],
   ])("%s", (_name, answers, content) => {
     const map = new Map(Object.entries(answers as Record<string, JsonValue>));
     expect(elicitationContent(fields, map)).toEqual(content);
