@@ -4,7 +4,7 @@ import type { QuestionConfig, ResolvedToolConfig } from "./schema.js";
  * The configuration of one question: `questions.<id>` over `questions."*"`, field by field. The
  * `"*"` entry configures every question of a tool whose question ids are not known in advance
  * (the questions of an `ask_user` form). Only the table's own entries count: a question named
- * `constructor` or `__proto__` is configured like any other.
+ * `constructor` or `toString` never finds a member of `Object.prototype` as its configuration.
  */
 export function questionConfigFor(
   config: ResolvedToolConfig,

@@ -20,7 +20,7 @@ import type { CallSession, SessionHost } from "./call-session.js";
 import { type ElicitResponse, planElicitation } from "./elicitation.js";
 import { LineSlot } from "./line.js";
 import { type LinePlace, PushCall } from "./push-call.js";
-import { RoundCall } from "./round-call.js";
+import { type RefusalReporter, RoundCall } from "./round-call.js";
 import { readSuspendedCall, type SuspendedMcpCall, writeSuspendedCall } from "./suspended-call.js";
 import { Watchdog } from "./watchdog.js";
 
@@ -390,7 +390,7 @@ class Connection implements McpConnection {
             ...(gates === undefined ? {} : { gates }),
             ...(restored?.round === undefined ? {} : { restored: restored.round }),
           })
-        : this.#lined(call, remote, prompted, gates);
+        : this.#lined(call, remote, prompted, gates, refused);
     this.#sessions.set(call.id, session);
     return session;
   }
@@ -401,6 +401,7 @@ class Connection implements McpConnection {
     remote: string,
     prompted: Set<string>,
     gates: Readonly<Record<string, string>> | undefined,
+    refused: RefusalReporter,
   ): CallSession {
     const line: LinePlace = {
       previous: this.#lastSlot,
@@ -417,6 +418,7 @@ class Connection implements McpConnection {
       prompted,
       ...(gates === undefined ? {} : { gates }),
       line,
+      refused,
     });
   }
 

@@ -67,13 +67,13 @@ function unsupported(path: string, reason: string): Checked<never> {
  * | `string` | `text` (optional: an empty answer leaves the field out) |
  * | `string` with `minLength` / `maxLength` / `pattern` / `format` | `schema` |
  * | `number`, `integer` (with `minimum` / `maximum`) | `schema` |
- * | `boolean` | `boolean` (optional: `schema` taking `null`) |
+ * | `boolean` | `boolean` |
  * | `enum`, `oneOf` of `{const, title}`, legacy `enumNames` | `select` (titles shown; optional: a `(skip)` option) |
  * | `array` of `enum` / `anyOf` items | `multi_select`; with `minItems` / `maxItems`, `schema` |
  *
  * An optional `schema` field also takes `null`, and an optional choice its `(skip)` option, which
- * leave it out: a person is never made to choose what they may leave out. A `default` that fits
- * becomes the question's default (pre-filled); one that does not is dropped.
+ * leave it out: a person is never made to choose among options none of which applies. A `default`
+ * that fits becomes the question's default (pre-filled); one that does not is dropped.
  *
  * @example
  * const fields = questionsForElicitation(
@@ -198,12 +198,9 @@ function optionalHint(
 function mapProperty(path: string, property: JsonObject, required: boolean): Checked<Mapped> {
   switch (property.type) {
     case "boolean":
-      // An optional yes/no may be left unanswered: as optional numbers and strings are, it takes
-      // null too. A person is never made to say yes or no to what they may leave out.
-      return ok({
-        answerType: required ? { type: "boolean" } : schemaType({ type: "boolean" }, false),
-        ...defaultOf(property.default),
-      });
+      // Yes or no, optional or not: a third answer would take the person's plain yes/no prompt
+      // away, and an optional yes/no left out means no more than "no".
+      return ok({ answerType: { type: "boolean" }, ...defaultOf(property.default) });
     case "number":
     case "integer":
       return mapNumber(path, property, required);
@@ -393,7 +390,6 @@ function labelOf(
   return Object.keys(values).find((label) => values[label] === value);
 }
 
-// An optional field's schema also takes null, the person's way to leave it out.
 // The skip option's label: one no option of the server's already has.
 function skipLabel(options: readonly string[]): string {
   let label = SKIP_OPTION;
@@ -401,6 +397,7 @@ function skipLabel(options: readonly string[]): string {
   return label;
 }
 
+// An optional field's schema also takes null, the person's way to leave it out.
 function schemaType(schema: JsonObject, required: boolean): AnswerType {
   return {
     type: "schema",
@@ -449,7 +446,7 @@ function wireValue(
   values: Readonly<Record<string, string>> | undefined,
 ): JsonValue {
   if (values === undefined) return answer;
-  const map = (item: JsonValue) =>
+  const map = (item: JsonValue): JsonValue =>
     typeof item === "string" && Object.hasOwn(values, item) ? (values[item] as string) : item;
   return Array.isArray(answer) ? answer.map(map) : map(answer);
 }

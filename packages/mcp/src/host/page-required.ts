@@ -49,8 +49,13 @@ export function pagesRefused(
   const refused = responses.find((response) => response.action !== "accept");
   if (refused === undefined) return undefined;
   const where = hosts.join(", ");
-  const by = (refused._meta?.[DECISION_META_KEY] as { by?: unknown } | undefined)?.by;
-  return by === "person"
+  const decision = refused._meta?.[DECISION_META_KEY] as
+    | { readonly by?: unknown; readonly reason?: unknown }
+    | undefined;
+  if (decision?.reason === "backend_error") {
+    return `it needs a page opened first (on ${where}); the user agreed, but the page could not be opened`;
+  }
+  return decision?.by === "person"
     ? `it needs a page opened first (on ${where}), and the user declined to open it`
     : `it needs a page opened first (on ${where}), and it was not opened (the user was not asked or did not decide)`;
 }

@@ -23,6 +23,7 @@ import {
   pagesRefused,
   pagesRequired,
 } from "./page-required.js";
+import type { RefusalReporter } from "./round-call.js";
 import { completedFromToolResult } from "./tool-result.js";
 import type { Watchdog } from "./watchdog.js";
 
@@ -72,6 +73,7 @@ export interface LinePlace {
 export class PushCall extends ElicitingCall {
   readonly #client: Client;
   readonly #maxPending: number;
+  readonly #refused: RefusalReporter;
   readonly #queue: Pushed[] = [];
   #abort: AbortController | undefined;
   readonly #line: LinePlace;
@@ -88,6 +90,8 @@ export class PushCall extends ElicitingCall {
   // person is asked about them; and how many such rounds the call has had.
   #pages: PageRound | undefined;
   #pageRounds = 0;
+  // Set once the person opened a page the server asked for, until the server asks again.
+  #pageOpen = false;
 
   constructor(
     host: SessionHost,
@@ -102,11 +106,14 @@ export class PushCall extends ElicitingCall {
       readonly gates?: Readonly<Record<string, string>>;
       /** Where the call waits its turn in its connection's line. */
       readonly line: LinePlace;
+      /** Told about pages the call refuses to offer (see `onRefused`). */
+      readonly refused: RefusalReporter;
     },
   ) {
     super(host, call, remoteName, options.prompted, options.gates);
     this.#client = options.client;
     this.#maxPending = options.maxPending;
+    this.#refused = options.refused;
     this.#line = options.line;
     this.#watchdog = options.line.watchdog;
   }
@@ -117,7 +124,8 @@ export class PushCall extends ElicitingCall {
 
   /** Whether the call may still receive elicitations. */
   get live(): boolean {
-    return this.#started && !this.#ended && this.#result === undefined;
+    // Not between a `-32042` answer and the call sent again: no `tools/call` runs then.
+    return this.#started && !this.#ended && !this.#settled && this.#result === undefined;
   }
 
   /** Queues a pushed elicitation; resolves with the response the server gets. */
@@ -128,6 +136,8 @@ export class PushCall extends ElicitingCall {
     return new Promise((resolve) => {
       const pending = new Pushed(this, plan, signal, resolve);
       this.#queue.push(pending);
+      // The server asks again: it is no longer waiting for a page to be used.
+      this.#pageOpen = false;
       this.#disarm();
       this.#notify();
     });
@@ -138,7 +148,8 @@ export class PushCall extends ElicitingCall {
     const at = this.#queue.indexOf(pending);
     if (at === -1) return;
     this.#queue.splice(at, 1);
-    if (this.#queue.length === 0) this.#arm(openedPage(pending.plan, response));
+    if (openedPage(pending.plan, response)) this.#pageOpen = true;
+    if (this.#queue.length === 0) this.#arm();
     pending.resolve(response);
     this.#notify();
   }
@@ -186,7 +197,11 @@ export class PushCall extends ElicitingCall {
         if (result !== undefined && !result.ok) {
           const needs = this.#needsPages(result.error);
           if (needs === true) continue;
-          if (needs !== undefined) return this.#endPages(needs);
+          if (needs !== undefined) {
+            // Refused without asking anyone: the host's log hears of it, as of a pushed one.
+            this.#refused(needs);
+            return this.#endPages(needs);
+          }
         }
         if (result !== undefined) {
           this.#ended = true;
@@ -258,7 +273,12 @@ export class PushCall extends ElicitingCall {
       hosts,
     );
     if (refused !== undefined) return this.#endPages(refused);
-    pages.done ??= pageDoneQuestion(this.ids.take(PAGE_DONE_ID), this.asker, hosts);
+    // Its answer is for these pages: a recorded "continue" for other pages never answers it.
+    pages.done ??= pageDoneQuestion(
+      this.ids.takeGate(PAGE_DONE_ID, `done ${JSON.stringify([...hosts].sort())}`),
+      this.asker,
+      hosts,
+    );
     const done = answers[pages.done.id];
     if (done === undefined) {
       return {
@@ -349,6 +369,7 @@ export class PushCall extends ElicitingCall {
   #start(): void {
     this.#started = true;
     this.#settled = false;
+    this.#pageOpen = false;
     this.#arm();
     const abort = this.#line.controller();
     this.#abort = abort;
@@ -400,11 +421,12 @@ export class PushCall extends ElicitingCall {
   // the limit counts from the call's start and again from each answer, while nothing waits.
   // After the person opened a page the server asked for, the server waits for the page to be
   // used: the longer page allowance counts until it answers or asks again.
-  #arm(afterPage = false): void {
+  #arm(): void {
     if (!this.#started || this.#result !== undefined) return;
-    if (afterPage)
-      this.#expiresAfter = Math.max(this.host.pageTimeoutMs, this.host.serverTimeoutMs);
-    else this.#expiresAfter = this.host.serverTimeoutMs;
+    const { pageTimeoutMs, serverTimeoutMs } = this.host;
+    this.#expiresAfter = this.#pageOpen
+      ? Math.max(pageTimeoutMs, serverTimeoutMs)
+      : serverTimeoutMs;
     this.#watchdog.arm(this.#expire, this.#expiresAfter);
   }
 

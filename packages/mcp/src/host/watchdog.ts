@@ -8,6 +8,8 @@ export class Watchdog {
   readonly ms: number;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #deadline = 0;
+  // When the timer set fires.
+  #due = 0;
   #onExpire: (() => void) | undefined;
 
   constructor(ms: number) {
@@ -21,6 +23,11 @@ export class Watchdog {
   arm(onExpire: () => void, ms = this.ms): void {
     this.#deadline = performance.now() + ms;
     this.#onExpire = onExpire;
+    // A timer set for a later moment (a longer allowance armed before) is set again.
+    if (this.#timer !== undefined && this.#due > this.#deadline) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
     if (this.#timer === undefined) this.#schedule(ms);
   }
 
@@ -37,6 +44,7 @@ export class Watchdog {
   }
 
   #schedule(ms: number): void {
+    this.#due = performance.now() + ms;
     this.#timer = setTimeout(this.#check, ms);
     this.#timer.unref?.();
   }

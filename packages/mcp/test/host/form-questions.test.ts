@@ -198,14 +198,11 @@ describe("questionsForElicitation: each MCP property kind", () => {
     expect(one({ type: "string", enum: ["low", "high"] }).skip).toBeUndefined();
   });
 
-  it("an optional yes/no takes null, so the person is never made to say yes or no", () => {
-    const field = one({ type: "boolean", default: true }, false);
-    expect(field.question.answer_type).toEqual({
-      type: "schema",
-      schema: { anyOf: [{ type: "boolean" }, { type: "null" }] },
+  it("an optional yes/no stays a yes/no prompt", () => {
+    expect(one({ type: "boolean", default: true }, false).question).toMatchObject({
+      answer_type: { type: "boolean" },
+      default: true,
     });
-    expect(field.question.default).toBe(true);
-    expect(one({ type: "boolean" }).question.answer_type).toEqual({ type: "boolean" });
   });
 
   it("names the server in every question, then the description, then how to skip", () => {

@@ -21,6 +21,21 @@ describe("Watchdog: the server's working-time limit of a connection line", () =>
     expect(expired).toHaveBeenCalledTimes(1);
   });
 
+  it("a shorter limit armed after a longer one expires at its own time", () => {
+    const dog = new Watchdog(400);
+    const long = vi.fn();
+    const short = vi.fn();
+    dog.arm(long, 10_000); // after a page was opened
+    vi.advanceTimersByTime(20);
+    dog.disarm(long);
+    dog.arm(short); // the server answered: its own 400 ms again
+    vi.advanceTimersByTime(399);
+    expect(short).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    expect(short).toHaveBeenCalledTimes(1);
+    expect(long).not.toHaveBeenCalled();
+  });
+
   it("arming again restarts the count: the limit is from the last arming", () => {
     const dog = new Watchdog(400);
     const expired = vi.fn();

@@ -20,8 +20,8 @@ let script: Script | undefined;
 /**
  * Ajv's regular-expression engine for `pattern` and `patternProperties`: the language's own
  * engine, run in a `node:vm` context whose time limit interrupts a test that backtracks too long.
- * A test that runs out of time fails (the answer is refused as not matching), so a hostile
- * pattern costs at most the limit per test. Node.js has no linear-time engine without a native
+ * A test that runs out of time fails (the answer is refused as not matching), and so does every
+ * later test of that pattern, at once: a hostile pattern costs the limit once per process. Node.js has no linear-time engine without a native
  * addon (`re2`), whose prebuilt binaries are downloaded at install time; the time limit needs
  * none. Throws, as `new RegExp` does, for a pattern that does not compile (Ajv reports it).
  */
@@ -35,15 +35,20 @@ function testedInTime(pattern: string, flags: string): RegExpLike {
   const vm = process.getBuiltinModule("node:vm");
   script ??= new vm.Script("regexp.test(input)");
   const context: Context = vm.createContext({ regexp, input: "" });
+  // A pattern that ran out of time once is not run again: one answer (or a long array of them,
+  // or an object of many properties) could otherwise pay the limit once per string.
+  let stalled = false;
   return {
     test(input: string): boolean {
+      if (stalled) return false;
       context.input = input;
       try {
         return (
           (script as Script).runInContext(context, { timeout: PATTERN_TEST_LIMIT_MS }) === true
         );
       } catch {
-        // Out of time: not a match.
+        // Out of time: not a match, now and from now on.
+        stalled = true;
         return false;
       } finally {
         context.input = "";

@@ -20,9 +20,25 @@ describe("a schema's pattern is tested with a time limit", () => {
     );
   });
 
-  it("the same pattern still tells matching answers from others", () => {
-    expect(validateAnswer(pattern(CATASTROPHIC), "aaaa").isOk()).toBe(true);
-    expect(validateAnswer(pattern(CATASTROPHIC), "aab").isErr()).toBe(true);
+  it("an answer of many strings pays the limit once, not once per string", () => {
+    const many: AnswerType = {
+      type: "schema",
+      schema: { type: "array", items: { type: "string", pattern: "^(b+)+$" } },
+    };
+    // 500 strings × 20 ms would stall the host for ten seconds; the test's own time limit
+    // (5 s) fails it if each string paid.
+    const strings = Array.from({ length: 500 }, () => `${"b".repeat(40)}!`);
+    expect(validateAnswer(many, strings).isErr()).toBe(true);
+  });
+
+  it("a pattern that could backtrack tells matching answers from others while it keeps in time", () => {
+    expect(validateAnswer(pattern("^(c+)+$"), "cccc").isOk()).toBe(true);
+    expect(validateAnswer(pattern("^(c+)+$"), "ccd").isErr()).toBe(true);
+  });
+
+  it("once out of time, the pattern refuses every later answer at once, matching ones too", () => {
+    expect(validateAnswer(pattern("^(d+)+$"), `${"d".repeat(40)}!`).isErr()).toBe(true);
+    expect(validateAnswer(pattern("^(d+)+$"), "dddd").isErr()).toBe(true);
   });
 
   it("each pattern of a schema is its own (several in one schema, and across schemas)", () => {
