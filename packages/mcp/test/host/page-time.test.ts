@@ -4,7 +4,7 @@ import { ConversationStream, type ToolCallResponse } from "@jp/conversation";
 import { type BuiltinTool, builtinExecutor, ToolCoordinator, TurnState } from "@jp/coordinator";
 import { MockPromptBackend } from "@jp/coordinator/testing";
 import { InMemoryTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { createMcpHandler, type McpServer } from "@modelcontextprotocol/server";
+import { createMcpHandler, fromJsonSchema, McpServer } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { connectMcpServer, createMcpToolServer, type SecretPage } from "../../src/index.js";
 
@@ -112,5 +112,73 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("on %s", (era) => {
     const response = await signIn(era, { serverTimeoutMs: 100, pageTimeoutMs: 300 }, 1_500);
     expect(response?.is_error).toBe(true);
     expect(response?.content).toContain("did not answer within 0.3 s");
+  });
+});
+
+describe("on 2025-11-25, a page and a form asked at once", () => {
+  it("the page allowance holds while the opened page waits, whichever request is answered last", async () => {
+    const server = new McpServer({ name: "both", version: "1" });
+    server.registerTool(
+      "both",
+      { description: "a page and a form", inputSchema: fromJsonSchema({ type: "object" }) },
+      async (_args, ctx) => {
+        const [page, form] = await Promise.all([
+          ctx.mcpReq.elicitInput(
+            {
+              mode: "url",
+              message: "Sign in",
+              url: "https://auth.example.com/",
+              elicitationId: "p",
+            },
+            { timeout: 60_000 },
+          ),
+          ctx.mcpReq.elicitInput(
+            {
+              mode: "form",
+              message: "Name?",
+              requestedSchema: { type: "object", properties: { name: { type: "string" } } },
+            } as never,
+            { timeout: 60_000 },
+          ),
+        ]);
+        // The person is on the page: the server waits for it longer than its working limit.
+        await new Promise((done) => setTimeout(done, 400));
+        return { content: [{ type: "text", text: `${page.action} ${form.action}` }] };
+      },
+    );
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const connection = (
+      await connectMcpServer({
+        name: "both",
+        transport: clientSide,
+        openUrl: () => {},
+        serverTimeoutMs: 100,
+        pageTimeoutMs: 5_000,
+      })
+    )._unsafeUnwrap();
+    try {
+      const stream = ConversationStream.empty();
+      stream.startTurn("Both.");
+      const coordinator = new ToolCoordinator({
+        stream,
+        tools: { "*": { run: "unattended" } },
+        executors: connection,
+        prompts: new MockPromptBackend({
+          questions: [
+            { type: "answer", value: "open" },
+            { type: "answer", value: "accept" },
+            { type: "answer", value: "Ada" },
+          ],
+        }),
+      });
+      connection.attach(coordinator);
+      const { responses } = await coordinator.run([{ id: "c1", name: "both", arguments: {} }], {
+        turn: new TurnState(),
+      });
+      expect(responses[0]).toMatchObject({ content: "accept accept", is_error: false });
+    } finally {
+      await connection.close();
+    }
   });
 });
