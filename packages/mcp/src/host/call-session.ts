@@ -16,6 +16,8 @@ export interface CallSession {
   readonly prompted: Set<string>;
   /** The call's question ids, with what each opening question asked. */
   readonly ids: QuestionIds;
+  /** Rounds of pages the call has had (see push-call.ts); 0 where there are none. */
+  readonly pageRounds: number;
   /** The server's name of the tool. */
   readonly remoteName: string;
   /** Whether the tool's result (or its failure) has been handed to the coordinator. */
@@ -75,13 +77,16 @@ export abstract class ElicitingCall implements CallSession {
     prompted: Set<string> = new Set(),
     /** What the opening questions of the call's earlier runs asked (see {@link QuestionIds}). */
     gates: Readonly<Record<string, string>> = {},
+    /** Ids the call's earlier runs used up (see {@link QuestionIds.spend}). */
+    spent: readonly string[] = [],
   ) {
     this.asker = { server: host.server, tool: remoteName };
     this.prompted = prompted;
-    this.ids = new QuestionIds([], gates);
+    this.ids = new QuestionIds([], gates, spent);
   }
 
   abstract get finished(): boolean;
+  abstract get pageRounds(): number;
 
   /** The coordinator's id of this tool call. */
   get callId(): string {

@@ -149,7 +149,14 @@ class Connection implements McpConnection {
   readonly #remote = new Map<string, string>();
   readonly #prompted = new Map<string, Set<string>>();
   // What the opening questions of calls suspended without a conversation asked, by call.
-  readonly #gates = new Map<string, Readonly<Record<string, string>>>();
+  readonly #gates = new Map<
+    string,
+    {
+      readonly gates: Readonly<Record<string, string>>;
+      readonly spent: readonly string[];
+      readonly pageRounds: number;
+    }
+  >();
   // The conversations of the attached coordinators that gave one, with how many attached them.
   readonly #streams = new Map<ConversationStream, number>();
   #attached = 0;
@@ -325,10 +332,14 @@ class Connection implements McpConnection {
     this.#sessions.delete(callId);
     this.#prompted.delete(callId);
     const gates = session.ids.gates();
+    const spent = session.ids.spent();
+    const pageRounds = session.pageRounds;
     if (stream === undefined) {
       // Resumed in this process: the tool runs again, and its opening questions must still
       // not take a consent given to another page or form.
-      if (Object.keys(gates).length > 0) this.#gates.set(callId, gates);
+      if (Object.keys(gates).length > 0 || spent.length > 0 || pageRounds > 0) {
+        this.#gates.set(callId, { gates, spent, pageRounds });
+      }
       return;
     }
     writeSuspendedCall(stream, callId, {
@@ -337,6 +348,8 @@ class Connection implements McpConnection {
       tool: session.remoteName,
       prompted: [...prompted],
       ...(Object.keys(gates).length === 0 ? {} : { gates }),
+      ...(spent.length === 0 ? {} : { spent }),
+      ...(pageRounds === 0 ? {} : { page_rounds: pageRounds }),
       ...(round === undefined ? {} : { round }),
     });
   }
@@ -377,7 +390,10 @@ class Connection implements McpConnection {
     const prompted = this.#prompted.get(call.id) ?? new Set<string>();
     if (this.#prompted.size > 0) this.#prompted.delete(call.id);
     for (const id of restored?.prompted ?? []) prompted.add(id);
-    const gates = restored?.gates ?? this.#gates.get(call.id);
+    const kept = this.#gates.get(call.id);
+    const gates = restored?.gates ?? kept?.gates;
+    const spent = restored?.spent ?? kept?.spent;
+    const pageRounds = restored?.page_rounds ?? kept?.pageRounds;
     if (this.#gates.size > 0) this.#gates.delete(call.id);
     const session =
       this.era === "modern"
@@ -390,7 +406,7 @@ class Connection implements McpConnection {
             ...(gates === undefined ? {} : { gates }),
             ...(restored?.round === undefined ? {} : { restored: restored.round }),
           })
-        : this.#lined(call, remote, prompted, gates, refused);
+        : this.#lined(call, remote, prompted, { gates, spent, pageRounds }, refused);
     this.#sessions.set(call.id, session);
     return session;
   }
@@ -400,7 +416,11 @@ class Connection implements McpConnection {
     call: ToolCall,
     remote: string,
     prompted: Set<string>,
-    gates: Readonly<Record<string, string>> | undefined,
+    before: {
+      readonly gates: Readonly<Record<string, string>> | undefined;
+      readonly spent: readonly string[] | undefined;
+      readonly pageRounds: number | undefined;
+    },
     refused: RefusalReporter,
   ): CallSession {
     const line: LinePlace = {
@@ -416,7 +436,9 @@ class Connection implements McpConnection {
       client: this.#client,
       maxPending: this.#options.maxPendingElicitations ?? DEFAULTS.maxPending,
       prompted,
-      ...(gates === undefined ? {} : { gates }),
+      ...(before.gates === undefined ? {} : { gates: before.gates }),
+      ...(before.spent === undefined ? {} : { spent: before.spent }),
+      ...(before.pageRounds === undefined ? {} : { pageRounds: before.pageRounds }),
       line,
       refused,
     });

@@ -38,6 +38,7 @@ const PLAIN_ID = /^[A-Za-z0-9_-]{1,64}$/;
  */
 export class QuestionIds {
   readonly #used: Set<string>;
+  readonly #spent = new Set<string>();
   // What each opening question handed out in this call (or recorded before a restart) asked.
   readonly #gates: Map<string, string>;
 
@@ -45,14 +46,33 @@ export class QuestionIds {
    * Ids handed out before, e.g. by the process that asked a call's earlier questions, and what
    * the opening questions among them asked.
    */
-  constructor(used: readonly string[] = [], gates: Readonly<Record<string, string>> = {}) {
-    this.#used = new Set(used);
+  constructor(
+    used: readonly string[] = [],
+    gates: Readonly<Record<string, string>> = {},
+    spent: readonly string[] = [],
+  ) {
+    this.#used = new Set([...used, ...spent]);
     this.#gates = new Map(Object.entries(gates));
+    this.spend(spent);
   }
 
   /** The ids handed out so far, in order. */
   list(): string[] {
     return [...this.#used];
+  }
+
+  /**
+   * Ids whose answers are used up: a round of pages whose tool call was sent again. Kept with
+   * a suspended call and handed back as ids taken before, so the tool run again after a restart
+   * asks anew where the server asks for its pages again, instead of replaying those answers.
+   */
+  spend(ids: readonly string[]): void {
+    for (const id of ids) this.#spent.add(id);
+  }
+
+  /** The ids {@link spend} used up, in order. */
+  spent(): string[] {
+    return [...this.#spent];
   }
 
   /** What each opening question asked, by id: kept with a suspended call. */

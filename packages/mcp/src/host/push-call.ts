@@ -39,8 +39,10 @@ interface PageEntry {
 
 interface PageRound {
   readonly entries: readonly PageEntry[];
+  /** The pages' hosts, each once. */
+  readonly hosts: readonly string[];
   /** Asked once every page is open: the person says when they are done there. */
-  done: Question | undefined;
+  readonly done: Question;
 }
 
 /** Why a pushed elicitation was not queued. */
@@ -87,7 +89,8 @@ export class PushCall extends ElicitingCall {
   #wake: (() => void) | undefined;
   readonly #watchdog: Watchdog;
   // The pages the server needs opened before it runs the tool (a `-32042` answer), while the
-  // person is asked about them; and how many such rounds the call has had.
+  // person is asked about them; and how many such rounds the person finished (kept across
+  // restarts: a round replayed after one is not counted twice).
   #pages: PageRound | undefined;
   #pageRounds = 0;
   // Set once the person opened a page the server asked for, until the server asks again.
@@ -104,22 +107,31 @@ export class PushCall extends ElicitingCall {
       readonly prompted?: Set<string>;
       /** What the opening questions of the call's earlier runs asked. */
       readonly gates?: Readonly<Record<string, string>>;
+      /** Ids the call's earlier runs used up. */
+      readonly spent?: readonly string[];
+      /** Rounds of pages the call's earlier runs had. */
+      readonly pageRounds?: number;
       /** Where the call waits its turn in its connection's line. */
       readonly line: LinePlace;
       /** Told about pages the call refuses to offer (see `onRefused`). */
       readonly refused: RefusalReporter;
     },
   ) {
-    super(host, call, remoteName, options.prompted, options.gates);
+    super(host, call, remoteName, options.prompted, options.gates, options.spent);
     this.#client = options.client;
     this.#maxPending = options.maxPending;
     this.#refused = options.refused;
+    this.#pageRounds = options.pageRounds ?? 0;
     this.#line = options.line;
     this.#watchdog = options.line.watchdog;
   }
 
   get finished(): boolean {
     return this.#ended;
+  }
+
+  get pageRounds(): number {
+    return this.#pageRounds;
   }
 
   /** Whether the call may still receive elicitations. */
@@ -250,9 +262,15 @@ export class PushCall extends ElicitingCall {
       };
       entries.push(entry);
     }
-    this.#pageRounds += 1;
     this.#result = undefined;
-    this.#pages = { entries, done: undefined };
+    const hosts = [...new Set(entries.map((entry) => entry.host))];
+    // Its answer is for these pages: a recorded "continue" for other pages never answers it.
+    const done = pageDoneQuestion(
+      this.ids.takeGate(PAGE_DONE_ID, `done ${JSON.stringify([...hosts].sort())}`),
+      this.asker,
+      hosts,
+    );
+    this.#pages = { entries, hosts, done };
     return true;
   }
 
@@ -262,24 +280,27 @@ export class PushCall extends ElicitingCall {
     pages: PageRound,
     answers: ExecuteInput["answers"],
   ): ExecutorResult | Promise<undefined> | undefined {
-    for (const entry of pages.entries) {
-      if (entry.response !== undefined) continue;
-      const asked = this.walk(entry.pending, answers);
-      if (asked !== undefined) return asked;
+    if (this.#ended) return this.#endPages("the call ended while its pages were asked about");
+    const done = answers[pages.done.id];
+    if (done === "continue") {
+      // Answered before a restart: the pages were opened then, and the person is done there.
+      // The tool runs again without opening them once more.
+      return this.#pagesDone(pages);
     }
-    const hosts = [...new Set(pages.entries.map((entry) => entry.host))];
+    for (const entry of pages.entries) {
+      if (entry.response === undefined) {
+        const asked = this.walk(entry.pending, answers);
+        if (asked !== undefined) return asked;
+      }
+      // A page declined (or not opened) ends the round: the others are not offered.
+      if (entry.response?.action !== "accept") break;
+    }
+    const { hosts } = pages;
     const refused = pagesRefused(
-      pages.entries.map((entry) => entry.response as ElicitResponse),
+      pages.entries.flatMap((entry) => (entry.response === undefined ? [] : [entry.response])),
       hosts,
     );
     if (refused !== undefined) return this.#endPages(refused);
-    // Its answer is for these pages: a recorded "continue" for other pages never answers it.
-    pages.done ??= pageDoneQuestion(
-      this.ids.takeGate(PAGE_DONE_ID, `done ${JSON.stringify([...hosts].sort())}`),
-      this.asker,
-      hosts,
-    );
-    const done = answers[pages.done.id];
     if (done === undefined) {
       return {
         type: "needs_input",
@@ -287,11 +308,16 @@ export class PushCall extends ElicitingCall {
         source: { source: "tool", name: this.call.name },
       };
     }
-    if (done !== "continue") {
-      return this.#endPages(
-        `the user did not continue after opening its page (on ${hosts.join(", ")})`,
-      );
-    }
+    return this.#endPages(
+      `the user did not continue after opening its page (on ${hosts.join(", ")})`,
+    );
+  }
+
+  // The person is done on the round's pages: its answers are used up (if the server asks for
+  // its pages again, even after a restart, the person is asked again), and the tool runs again.
+  #pagesDone(pages: PageRound): undefined {
+    this.ids.spend([...pages.entries.map((entry) => entry.pending.plan.gate.id), pages.done.id]);
+    this.#pageRounds += 1;
     this.#pages = undefined;
     this.#start();
     return undefined;

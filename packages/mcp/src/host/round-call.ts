@@ -9,11 +9,12 @@ import {
 import { describeValue, isPlainObject } from "../internal/json.js";
 import {
   ElicitingCall,
+  hostCancel,
   openedPage,
   type PendingElicitation,
   type SessionHost,
 } from "./call-session.js";
-import { type ElicitResponse, planElicitation, QuestionIds } from "./elicitation.js";
+import { type ElicitResponse, planElicitation, planIds, QuestionIds } from "./elicitation.js";
 import { describeFailure } from "./push-call.js";
 import type { SuspendedRound } from "./suspended-call.js";
 import { completedFromToolResult } from "./tool-result.js";
@@ -120,9 +121,31 @@ export class RoundCall extends ElicitingCall {
     }
   }
 
-  // Nothing waits on the server between rounds: a question closed without an answer simply
-  // ends the call (the server is not sent a retry).
-  closed(): void {}
+  // A question of the round closed without an answer (the person's cancel, a timeout, the
+  // detached policy, End Turn): the call ends here, and the server is sent the round once more
+  // with the honest decline or cancel, as a 2025-era server hears it in flight; requests of the
+  // round nobody was asked are the host's cancel. The server's answer to it is not waited for:
+  // the coordinator has recorded how the call ended.
+  closed(questionId: string, reason: string): void {
+    const round = this.#round;
+    if (round === undefined || this.#ended || this.#legs >= this.#maxRounds) return;
+    const entry = round.entries.find(
+      ({ key, pending }) => !round.responses.has(key) && planIds(pending.plan).includes(questionId),
+    );
+    if (entry === undefined) return;
+    const response = this.closingResponse(entry.pending, questionId, reason);
+    if (response === undefined) return; // asked again (Back, an invalid answer)
+    for (const { key } of round.entries) {
+      if (!round.responses.has(key)) {
+        round.responses.set(key, key === entry.key ? response : hostCancel("interrupted"));
+      }
+    }
+    this.#ended = true;
+    this.#send(round, new AbortController().signal).then(
+      () => undefined,
+      () => undefined,
+    );
+  }
 
   // Nothing waits on the server either: the round is all a later process needs to go on.
   suspend(): SuspendedRound | undefined {
@@ -142,6 +165,10 @@ export class RoundCall extends ElicitingCall {
 
   get finished(): boolean {
     return this.#ended;
+  }
+
+  get pageRounds(): number {
+    return 0;
   }
 
   // The retry of a round restored from a record carries a requestState minted before a restart,

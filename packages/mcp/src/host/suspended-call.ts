@@ -34,6 +34,10 @@ export interface SuspendedMcpCall {
    * id: a recorded consent answers only the same question when the tool runs again.
    */
   readonly gates?: Readonly<Record<string, string>>;
+  /** Question ids whose answers are used up (rounds of pages sent again): asked anew. */
+  readonly spent?: readonly string[];
+  /** Rounds of pages the call has had (2025-11-25 `-32042`): the limit holds across restarts. */
+  readonly page_rounds?: number;
   readonly round?: SuspendedRound;
 }
 
@@ -87,8 +91,12 @@ export function readSuspendedCall(
   if (!isPlainObject(value) || value.v !== 1) return undefined;
   if (value.server !== expected.server || value.tool !== expected.tool) return undefined;
   if (!isStringList(value.prompted)) return undefined;
-  const { gates } = value;
+  const { gates, spent, page_rounds: pageRounds } = value;
   if (gates !== undefined && !isStringRecord(gates)) return undefined;
+  if (spent !== undefined && !isStringList(spent)) return undefined;
+  if (pageRounds !== undefined && !(Number.isInteger(pageRounds) && (pageRounds as number) >= 0)) {
+    return undefined;
+  }
   const round = value.round === undefined ? undefined : readRound(value.round);
   if (round === null) return undefined;
   return {
@@ -97,6 +105,8 @@ export function readSuspendedCall(
     tool: expected.tool,
     prompted: value.prompted,
     ...(gates === undefined ? {} : { gates }),
+    ...(spent === undefined ? {} : { spent }),
+    ...(pageRounds === undefined ? {} : { page_rounds: pageRounds as number }),
     ...(round === undefined ? {} : { round }),
   };
 }

@@ -393,4 +393,120 @@ describe("a server that needs its page opened first (URLElicitationRequiredError
       "the user agreed, but the page could not be opened",
     );
   });
+
+  /** A connection to a server whose tool `t` does what `tool` says, and what it opened. */
+  async function serverDoing(tool: () => { content: { type: "text"; text: string }[] }) {
+    const server = new McpServer({ name: "s", version: "1" });
+    let calls = 0;
+    server.registerTool(
+      "t",
+      { description: "", inputSchema: fromJsonSchema({ type: "object" }) },
+      async () => {
+        calls += 1;
+        return tool();
+      },
+    );
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const opened: string[] = [];
+    const connection = (
+      await connectMcpServer({
+        name: "s",
+        transport: clientSide,
+        openUrl: (url) => void opened.push(url),
+      })
+    )._unsafeUnwrap();
+    connections.push(connection);
+    return { connection, opened, calls: () => calls };
+  }
+
+  const needsPage =
+    (...urls: string[]) =>
+    () => {
+      throw new UrlElicitationRequiredError(
+        urls.map((url, i) => ({ mode: "url", message: "Go", url, elicitationId: `e${i}` })),
+      );
+    };
+
+  it("a page declined ends the round: the round's other pages are not offered", async () => {
+    const { connection, opened } = await serverDoing(
+      needsPage(LOGIN, "https://pay.example.net/checkout"),
+    );
+    const person = new MockPromptBackend({ questions: [answer("decline"), answer("open")] });
+    const { stream } = await run(connection, [{ id: "d1", name: "t" }], { prompts: person });
+    expect(shownIds(person.requests)).toEqual(["open_url"]);
+    expect(opened).toEqual([]);
+    expect(responseOf(stream, "d1").content).toContain("and the user declined to open it");
+  });
+
+  it("resumed after each answer, a server that keeps asking opens its page only as often as the person agreed", async () => {
+    const { connection, opened, calls } = await serverDoing(needsPage(LOGIN));
+    const stream = ConversationStream.empty();
+    stream.startTurn("Sign in.");
+    const coordinator = new ToolCoordinator({
+      stream,
+      tools: UNATTENDED,
+      executors: connection,
+      prompts: { isHumanReachable: () => true, ask: async () => ({ type: "later" }) as never },
+    });
+    connection.attach(coordinator, { stream });
+    let result = await coordinator.run([{ id: "d2", name: "t", arguments: {} }], {
+      turn: new TurnState(),
+    });
+    const asked: string[] = [];
+    for (let round = 0; result.pending.length > 0 && round < 10; round++) {
+      for (const { prompt_id: id } of result.pending) {
+        asked.push(id);
+        const value = id.includes("open_url") ? "open" : "continue";
+        expect(answerPendingPrompt(stream, id, { type: "answer", value }).isOk()).toBe(true);
+      }
+      result = await coordinator.resume();
+    }
+    // Each round asks anew; a "continue" given before a restart sends the call again without
+    // opening the page once more, and is not replayed into the next round.
+    expect(asked).toEqual([
+      "d2.open_url.1",
+      "d2.page_done.1",
+      "d2.open_url_2.1",
+      "d2.page_done_2.1",
+      "d2.open_url_3.1",
+      "d2.page_done_3.1",
+    ]);
+    expect(opened.length).toBe(asked.filter((id) => id.includes("open_url")).length);
+    expect(calls()).toBeGreaterThanOrEqual(4);
+    expect(unpaired(stream)).toEqual([]);
+  });
+
+  it("a call that ends while its page is being opened asks nothing more and sends no call", async () => {
+    const server = new McpServer({ name: "s", version: "1" });
+    let calls = 0;
+    server.registerTool(
+      "t",
+      { description: "", inputSchema: fromJsonSchema({ type: "object" }) },
+      async () => {
+        calls += 1;
+        return needsPage(LOGIN)();
+      },
+    );
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    let connection: McpConnection | undefined;
+    connection = (
+      await connectMcpServer({
+        name: "s",
+        transport: clientSide,
+        openUrl: async () => {
+          await connection?.close(); // the host shuts down while the page opens
+        },
+      })
+    )._unsafeUnwrap();
+    const person = new MockPromptBackend({ questions: [answer("open"), answer("continue")] });
+    const { stream } = await run(connection, [{ id: "d3", name: "t" }], { prompts: person });
+    expect(shownIds(person.requests)).toEqual(["open_url"]);
+    expect(calls).toBe(1);
+    expect(responseOf(stream, "d3").content).toContain(
+      "the call ended while its pages were asked about",
+    );
+    expect(unpaired(stream)).toEqual([]);
+  });
 });

@@ -93,9 +93,29 @@ describe.each(ERAS)("an MCP server on %s", (version, negotiation) => {
     expect(inquiries(stream)).toEqual([["c3.respond.1", "cancelled:no_prompt_backend"]]);
     expect(result.refusals.map((r) => r.reason)).toEqual(["no_prompt_backend"]);
     expect(responseOf(stream, "c3").is_error).toBe(true);
+    if (version === "2026-07-28") {
+      // The round is sent once more with the host's decline (2025: see the github tool below).
+      await expect
+        .poll(() => log.read())
+        .toEqual([{ tool: "contact", action: "decline", _meta: host("no_prompt_backend") }]);
+    }
     expect(log.read().filter((entry) => entry.action === "accept")).toEqual([]);
     expect(unpaired(stream)).toEqual([]);
   });
+
+  if (version === "2026-07-28") {
+    it("a round nobody answers in time reaches the server as the host's cancel", async () => {
+      const human = new MockPromptBackend({ questions: [waitForAbort<QuestionReply>()] });
+      const { stream } = await run(server, [{ id: "c4", name: "contact" }], {
+        prompts: human,
+        promptTimeoutMs: 50,
+      });
+      expect(inquiries(stream)).toEqual([["c4.respond.1", "cancelled:timeout"]]);
+      await expect
+        .poll(() => log.read())
+        .toEqual([{ tool: "contact", action: "cancel", _meta: host("timeout") }]);
+    });
+  }
 
   it("a URL is opened only after consent, and only then accepted", async () => {
     const human = new MockPromptBackend({ questions: [answer("open")] });

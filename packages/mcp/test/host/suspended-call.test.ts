@@ -14,6 +14,8 @@ const record: SuspendedMcpCall = {
   tool: "login",
   prompted: ["respond"],
   gates: { respond: 'form ["name"]' },
+  spent: ["open_url", "page_done"],
+  page_rounds: 1,
   round: {
     legs: 2,
     ids: ["respond", "name"],
@@ -68,6 +70,9 @@ describe("the record of a suspended MCP call", () => {
     ["a requestState not a string", { ...record, round: { ...record.round, request_state: 7 } }],
     ["gates that are not strings", { ...record, gates: { respond: 1 } }],
     ["gates that are a list", { ...record, gates: ["respond"] }],
+    ["spent ids that are not strings", { ...record, spent: [1] }],
+    ["a negative count of page rounds", { ...record, page_rounds: -1 }],
+    ["a count of page rounds that is not whole", { ...record, page_rounds: 1.5 }],
     ["not an object", "jp"],
     ["null", null],
   ])("reads as none when it holds %s (the call then starts again)", (_, value) => {
