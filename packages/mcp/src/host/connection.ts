@@ -21,7 +21,12 @@ import { type ElicitResponse, planElicitation } from "./elicitation.js";
 import { LineSlot } from "./line.js";
 import { type LinePlace, PushCall } from "./push-call.js";
 import { type RefusalReporter, RoundCall } from "./round-call.js";
-import { readSuspendedCall, type SuspendedMcpCall, writeSuspendedCall } from "./suspended-call.js";
+import {
+  readSuspendedCall,
+  type SuspendedMcpCall,
+  suspendedRequest,
+  writeSuspendedCall,
+} from "./suspended-call.js";
 import { Watchdog } from "./watchdog.js";
 
 /** A tool an MCP server offers, as the host describes it to the model. */
@@ -148,13 +153,16 @@ class Connection implements McpConnection {
   readonly #sessions = new Map<string, CallSession>();
   readonly #remote = new Map<string, string>();
   readonly #prompted = new Map<string, Set<string>>();
-  // What the opening questions of calls suspended without a conversation asked, by call.
+  // What calls suspended without a conversation leave for their resume in this process, by call:
+  // what their opening questions asked, the ids used up, and who answered at a prompt.
   readonly #gates = new Map<
     string,
     {
       readonly gates: Readonly<Record<string, string>>;
       readonly spent: readonly string[];
       readonly pageRounds: number;
+      /** Who answered at a prompt: the server still hears the person's decisions as theirs. */
+      readonly prompted: readonly string[];
     }
   >();
   // The conversations of the attached coordinators that gave one, with how many attached them.
@@ -262,7 +270,10 @@ class Connection implements McpConnection {
     const onRecorded: Parameters<typeof coordinator.on<"inquiry-recorded">>[1] = ({ event }) => {
       if (event.type !== "inquiry_response" || event.outcome !== "cancelled") return;
       const at = parseInquiryId(event.id);
-      if (at !== undefined) this.#sessions.get(at.callId)?.closed(at.questionId, event.reason);
+      if (at === undefined) return;
+      const session = this.#sessions.get(at.callId);
+      if (session !== undefined) session.closed(at.questionId, event.reason);
+      else this.#closeSuspended(at.callId, at.questionId, event.reason);
     };
     const onAnswered: Parameters<typeof coordinator.on<"prompt-answered">>[1] = (e) => {
       if (e.request.kind !== "question" || e.outcome !== "answer") return;
@@ -337,9 +348,7 @@ class Connection implements McpConnection {
     if (stream === undefined) {
       // Resumed in this process: the tool runs again, and its opening questions must still
       // not take a consent given to another page or form.
-      if (Object.keys(gates).length > 0 || spent.length > 0 || pageRounds > 0) {
-        this.#gates.set(callId, { gates, spent, pageRounds });
-      }
+      this.#gates.set(callId, { gates, spent, pageRounds, prompted: [...prompted] });
       return;
     }
     writeSuspendedCall(stream, callId, {
@@ -352,6 +361,31 @@ class Connection implements McpConnection {
       ...(pageRounds === 0 ? {} : { page_rounds: pageRounds }),
       ...(round === undefined ? {} : { round }),
     });
+  }
+
+  // The coordinator closed a question of a call suspended earlier, before its tool ran again (a
+  // cancel or a deadline while suspended, End Turn): the call's record is taken out, and a
+  // 2026-07-28 server is sent its round once more with the decision, as from a live round.
+  #closeSuspended(callId: string, questionId: string, reason: string): void {
+    for (const stream of this.#streams.keys()) {
+      const found = suspendedRequest(stream, callId, this.name);
+      if (found === undefined) continue;
+      writeSuspendedCall(stream, callId, undefined);
+      const { record } = found;
+      if (record.round === undefined || this.era !== "modern") return;
+      const call: ToolCall = { id: callId, name: found.name, arguments: found.arguments };
+      const prompted = new Set(record.prompted);
+      new RoundCall(this.#host, call, record.tool, {
+        client: this.#client,
+        maxRounds: this.#options.maxRounds ?? DEFAULTS.maxRounds,
+        maxRequests: this.#options.maxPendingElicitations ?? DEFAULTS.maxPending,
+        refused: (message) => this.#refuse(message, callId),
+        prompted,
+        ...(record.gates === undefined ? {} : { gates: record.gates }),
+        restored: record.round,
+      }).closeRestored(questionId, reason);
+      return;
+    }
   }
 
   // What a call suspended earlier left in the conversation, taken out of it: a call that
@@ -389,8 +423,8 @@ class Connection implements McpConnection {
     // Answers given before the call ran (a resumed call's pending question) become the session's.
     const prompted = this.#prompted.get(call.id) ?? new Set<string>();
     if (this.#prompted.size > 0) this.#prompted.delete(call.id);
-    for (const id of restored?.prompted ?? []) prompted.add(id);
     const kept = this.#gates.get(call.id);
+    for (const id of restored?.prompted ?? kept?.prompted ?? []) prompted.add(id);
     const gates = restored?.gates ?? kept?.gates;
     const spent = restored?.spent ?? kept?.spent;
     const pageRounds = restored?.page_rounds ?? kept?.pageRounds;

@@ -282,10 +282,10 @@ export class PushCall extends ElicitingCall {
   ): ExecutorResult | Promise<undefined> | undefined {
     if (this.#ended) return this.#endPages("the call ended while its pages were asked about");
     const done = answers[pages.done.id];
-    if (done === "continue") {
-      // Answered before a restart: the pages were opened then, and the person is done there.
-      // The tool runs again without opening them once more.
-      return this.#pagesDone(pages);
+    if (done !== undefined) {
+      // Answered (or before a restart): the pages were opened then. The tool runs again
+      // without opening them once more, or the call ends.
+      return done === "continue" ? this.#pagesDone(pages) : this.#notContinued(pages);
     }
     for (const entry of pages.entries) {
       if (entry.response === undefined) {
@@ -301,22 +301,24 @@ export class PushCall extends ElicitingCall {
       hosts,
     );
     if (refused !== undefined) return this.#endPages(refused);
-    if (done === undefined) {
-      return {
-        type: "needs_input",
-        question: pages.done,
-        source: { source: "tool", name: this.call.name },
-      };
-    }
+    return {
+      type: "needs_input",
+      question: pages.done,
+      source: { source: "tool", name: this.call.name },
+    };
+  }
+
+  #notContinued(pages: PageRound): ExecutorResult {
     return this.#endPages(
-      `the user did not continue after opening its page (on ${hosts.join(", ")})`,
+      `the user did not continue after opening its page (on ${pages.hosts.join(", ")})`,
     );
   }
 
-  // The person is done on the round's pages: its answers are used up (if the server asks for
-  // its pages again, even after a restart, the person is asked again), and the tool runs again.
-  #pagesDone(pages: PageRound): undefined {
-    this.ids.spend([...pages.entries.map((entry) => entry.pending.plan.gate.id), pages.done.id]);
+  // The person is done on the round's pages: every answer given so far in this call is used
+  // up (the tool call sent again is a new run of the tool: what it asks, even after a restart,
+  // is asked anew and never answered by what an earlier run was told), and the tool runs again.
+  #pagesDone(_pages: PageRound): undefined {
+    this.ids.spend(this.ids.list());
     this.#pageRounds += 1;
     this.#pages = undefined;
     this.#start();

@@ -121,6 +121,20 @@ export class RoundCall extends ElicitingCall {
     }
   }
 
+  /**
+   * Closes question `questionId` of the round this call was suspended in, restored from its
+   * record (the coordinator closed it before the tool ran again): the server hears it as from a
+   * live round.
+   */
+  closeRestored(questionId: string, reason: string): void {
+    if (this.#round === undefined && isInputRequiredResult(this.#result)) {
+      const round = this.#plan(this.#result);
+      if (typeof round === "string") return;
+      this.#round = round;
+    }
+    this.closed(questionId, reason);
+  }
+
   // A question of the round closed without an answer (the person's cancel, a timeout, the
   // detached policy, End Turn): the call ends here, and the server is sent the round once more
   // with the honest decline or cancel, as a 2025-era server hears it in flight; requests of the
@@ -128,19 +142,27 @@ export class RoundCall extends ElicitingCall {
   // the coordinator has recorded how the call ended.
   closed(questionId: string, reason: string): void {
     const round = this.#round;
-    if (round === undefined || this.#ended || this.#legs >= this.#maxRounds) return;
+    if (round === undefined || this.#ended) return;
     const entry = round.entries.find(
       ({ key, pending }) => !round.responses.has(key) && planIds(pending.plan).includes(questionId),
     );
     if (entry === undefined) return;
     const response = this.closingResponse(entry.pending, questionId, reason);
     if (response === undefined) return; // asked again (Back, an invalid answer)
-    for (const { key } of round.entries) {
-      if (!round.responses.has(key)) {
-        round.responses.set(key, key === entry.key ? response : hostCancel("interrupted"));
+    this.#lastRetry(round, entry.key, response);
+  }
+
+  // The round sent once more, `key` answered with `response` and every other request of the
+  // round not yet answered with the host's cancel; its answer is not waited for.
+  #lastRetry(round: Round, key: string | undefined, response: ElicitResponse | undefined): void {
+    this.#ended = true;
+    if (this.#legs >= this.#maxRounds) return;
+    for (const entry of round.entries) {
+      if (!round.responses.has(entry.key)) {
+        const own = entry.key === key ? response : undefined;
+        round.responses.set(entry.key, own ?? hostCancel("interrupted"));
       }
     }
-    this.#ended = true;
     this.#send(round, new AbortController().signal).then(
       () => undefined,
       () => undefined,
@@ -159,7 +181,12 @@ export class RoundCall extends ElicitingCall {
     };
   }
 
+  // The coordinator is done with the call: a round still waiting for answers (the call was
+  // stopped another way, e.g. after answers that kept failing their check) is told the host's
+  // cancel, as a 2025-era server is.
   end(): void {
+    const round = this.#round;
+    if (round !== undefined && !this.#ended) this.#lastRetry(round, undefined, undefined);
     this.#ended = true;
   }
 

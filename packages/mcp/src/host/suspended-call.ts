@@ -132,3 +132,31 @@ function isStringRecord(value: unknown): value is Record<string, string> {
 function isStringList(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === "string");
 }
+
+/**
+ * The request of call `callId` in the stream's last turn and this server's record on it, when
+ * there is one: for a call the coordinator closes while it is suspended, before any of its tools
+ * ran again. Never throws.
+ */
+export function suspendedRequest(
+  stream: ConversationStream,
+  callId: string,
+  server: string,
+):
+  | { readonly name: string; readonly arguments: JsonObject; readonly record: SuspendedMcpCall }
+  | undefined {
+  const index = requestIndex(stream, callId);
+  if (index === undefined) return undefined;
+  const event = stream.events[index] as {
+    name?: unknown;
+    arguments?: unknown;
+    metadata?: JsonObject;
+  };
+  const value = event.metadata?.[MCP_CALL_METADATA_KEY];
+  if (!isPlainObject(value) || typeof value.tool !== "string") return undefined;
+  if (typeof event.name !== "string" || !isPlainObject(event.arguments)) return undefined;
+  const record = readSuspendedCall(stream, callId, { server, tool: value.tool });
+  return record === undefined
+    ? undefined
+    : { name: event.name, arguments: event.arguments, record };
+}

@@ -2,7 +2,14 @@
 // controls, configuration and failure paths, quickly.
 import type { JsonValue } from "@jp/conversation";
 import { ConversationStream } from "@jp/conversation";
-import { type QuestionReply, ToolCoordinator, type ToolsConfig, TurnState } from "@jp/coordinator";
+import {
+  answerPendingPrompt,
+  type PromptBackend,
+  type QuestionReply,
+  ToolCoordinator,
+  type ToolsConfig,
+  TurnState,
+} from "@jp/coordinator";
 import { MockPromptBackend } from "@jp/coordinator/testing";
 import { InMemoryTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
@@ -216,6 +223,71 @@ describe("2026-07-28 in process, through the SDK's web handler", () => {
       content: { name: "Ada", email: "ada@example.com" },
     });
     expect(inquiries(stream).at(-1)).toEqual(["w1.age.1", null]);
+  });
+
+  it.each([
+    ["attached with the conversation (the round is in the call's record)", true],
+    ["attached without it (the round is in memory)", false],
+  ])(
+    "a round whose question is cancelled while the turn is suspended reaches the server as the person's cancel, %s",
+    async (_, withStream) => {
+      const stream = ConversationStream.empty();
+      stream.startTurn("Go.");
+      const coordinator = new ToolCoordinator({
+        stream,
+        tools: UNATTENDED,
+        executors: server,
+        prompts: { isHumanReachable: () => true, ask: async () => ({ type: "later" }) as never },
+      });
+      const detach = server.attach(coordinator, withStream ? { stream } : {});
+      try {
+        const suspended = await coordinator.run([{ id: "w3", name: "contact", arguments: {} }], {
+          turn: new TurnState(),
+        });
+        expect(suspended.pending.map((p) => p.prompt_id)).toEqual(["w3.respond.1"]);
+        answerPendingPrompt(stream, "w3.respond.1", { type: "cancelled" });
+        await coordinator.resume();
+        expect(inquiries(stream)).toEqual([["w3.respond.1", "cancelled:user"]]);
+        await expect
+          .poll(() => log.read())
+          .toEqual([
+            {
+              tool: "contact",
+              action: "cancel",
+              _meta: { "jp.inquiry/decision": { by: "person", reason: "user" } },
+            },
+          ]);
+        // Nothing of the call is left in its record.
+        const request = stream.events.find((e) => e.type === "tool_call_request") as {
+          metadata?: Record<string, unknown>;
+        };
+        expect(request.metadata?.["jp.mcp/call"]).toBeUndefined();
+      } finally {
+        detach();
+      }
+    },
+  );
+
+  it("a round the coordinator gives up on (answers that keep failing their check) is told the host's cancel", async () => {
+    const bogus: PromptBackend = {
+      isHumanReachable: () => true,
+      ask: async () => ({ type: "answer", value: "neither accept nor decline" }) as never,
+    };
+    const { stream } = await run(server, [{ id: "w4", name: "contact" }], { prompts: bogus });
+    expect(inquiries(stream).map(([, outcome]) => outcome)).toEqual([
+      "cancelled:invalid_answer",
+      "cancelled:invalid_answer",
+      "cancelled:invalid_answer",
+    ]);
+    await expect
+      .poll(() => log.read())
+      .toEqual([
+        {
+          tool: "contact",
+          action: "cancel",
+          _meta: { "jp.inquiry/decision": { by: "host", reason: "interrupted" } },
+        },
+      ]);
   });
 
   it("a round resumes on a fresh connection from the recorded answers alone", async () => {

@@ -509,4 +509,95 @@ describe("a server that needs its page opened first (URLElicitationRequiredError
     );
     expect(unpaired(stream)).toEqual([]);
   });
+
+  it("after a round of pages, what the tool run sent again asks is never answered by an earlier run's answers, even after a restart", async () => {
+    let signedIn = false;
+    const told: unknown[] = [];
+    const server = new McpServer({ name: "s", version: "1" });
+    server.registerTool(
+      "t",
+      { description: "a form, then a sign-in", inputSchema: fromJsonSchema({ type: "object" }) },
+      async (_args, ctx) => {
+        const reply = await ctx.mcpReq.elicitInput({
+          mode: "form",
+          message: "Name?",
+          requestedSchema: { type: "object", properties: { name: { type: "string" } } },
+        } as never);
+        told.push(reply.action === "accept" ? reply.content : reply.action);
+        if (!signedIn) return needsPage(LOGIN)();
+        return { content: [{ type: "text", text: "done" }] };
+      },
+    );
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const connection = (
+      await connectMcpServer({
+        name: "s",
+        transport: clientSide,
+        openUrl: () => {
+          signedIn = true;
+        },
+      })
+    )._unsafeUnwrap();
+    connections.push(connection);
+    // The person fills the form once and signs in; asked the form again, they leave it for later.
+    const live: Record<string, JsonValue> = {
+      respond: "accept",
+      name: "alice",
+      open_url: "open",
+      page_done: "continue",
+    };
+    const stream = ConversationStream.empty();
+    stream.startTurn("Go.");
+    const coordinator = new ToolCoordinator({
+      stream,
+      tools: UNATTENDED,
+      executors: connection,
+      prompts: {
+        isHumanReachable: () => true,
+        ask: async (request) => {
+          const id = request.kind === "question" ? request.question.id : "";
+          return (
+            Object.hasOwn(live, id) ? { type: "answer", value: live[id] } : { type: "later" }
+          ) as never;
+        },
+      },
+    });
+    connection.attach(coordinator, { stream });
+    const first = await coordinator.run([{ id: "e1", name: "t", arguments: {} }], {
+      turn: new TurnState(),
+    });
+    expect(first.pending.map((p) => p.prompt_id)).toEqual(["e1.respond_2.1"]);
+    // The person declines the form asked again; the tool runs again after the restart.
+    answerPendingPrompt(stream, "e1.respond_2.1", { type: "answer", value: "decline" });
+    await coordinator.resume();
+    expect(told.at(-1)).toBe("decline");
+    expect(told.filter((t) => t !== "cancel")).toEqual([{ name: "alice" }, "decline"]);
+    expect(unpaired(stream)).toEqual([]);
+  });
+
+  it("a 'cancel' at the page answered while suspended ends the call without opening the page again", async () => {
+    const { connection, opened } = await serverDoing(needsPage(LOGIN));
+    const stream = ConversationStream.empty();
+    stream.startTurn("Sign in.");
+    const coordinator = new ToolCoordinator({
+      stream,
+      tools: UNATTENDED,
+      executors: connection,
+      prompts: { isHumanReachable: () => true, ask: async () => ({ type: "later" }) as never },
+    });
+    connection.attach(coordinator, { stream });
+    let result = await coordinator.run([{ id: "f1", name: "t", arguments: {} }], {
+      turn: new TurnState(),
+    });
+    for (let round = 0; result.pending.length > 0 && round < 4; round++) {
+      for (const { prompt_id: id } of result.pending) {
+        const value = id.includes("open_url") ? "open" : "cancel";
+        expect(answerPendingPrompt(stream, id, { type: "answer", value }).isOk()).toBe(true);
+      }
+      result = await coordinator.resume();
+    }
+    expect(opened).toEqual([LOGIN]);
+    expect(responseOf(stream, "f1").content).toContain("the user did not continue");
+  });
 });
