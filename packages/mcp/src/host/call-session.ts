@@ -1,3 +1,4 @@
+import type { JsonObject } from "@jp/conversation";
 import type { Answers, ExecuteInput, ExecutorResult, ToolCall } from "@jp/coordinator";
 import { type DecidedBy, decisionFor, decisionMeta } from "../decision.js";
 import {
@@ -18,6 +19,8 @@ export interface CallSession {
   readonly ids: QuestionIds;
   /** Rounds of pages the call has had (see push-call.ts); 0 where there are none. */
   readonly pageRounds: number;
+  /** The arguments the call runs with (as the coordinator gave them: edited ones included). */
+  readonly arguments: JsonObject;
   /** The server's name of the tool. */
   readonly remoteName: string;
   /** Whether the tool's result (or its failure) has been handed to the coordinator. */
@@ -91,6 +94,10 @@ export abstract class ElicitingCall implements CallSession {
   /** The coordinator's id of this tool call. */
   get callId(): string {
     return this.call.id;
+  }
+
+  get arguments(): JsonObject {
+    return this.call.arguments as JsonObject;
   }
 
   abstract pass(input: ExecuteInput): Promise<ExecutorResult>;

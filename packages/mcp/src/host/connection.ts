@@ -15,6 +15,7 @@ import {
   type Transport,
 } from "@modelcontextprotocol/client";
 import { err, ok, type Result } from "neverthrow";
+import { decisionFor } from "../decision.js";
 import type { McpConnectError } from "../errors.js";
 import type { CallSession, SessionHost } from "./call-session.js";
 import { type ElicitResponse, planElicitation } from "./elicitation.js";
@@ -273,7 +274,10 @@ class Connection implements McpConnection {
       if (at === undefined) return;
       const session = this.#sessions.get(at.callId);
       if (session !== undefined) session.closed(at.questionId, event.reason);
-      else this.#closeSuspended(at.callId, at.questionId, event.reason);
+      // Only a call of this coordinator's conversation: another may hold a call of the same id.
+      else if (stream !== undefined) {
+        this.#closeSuspended(stream, at.callId, at.questionId, event.reason);
+      }
     };
     const onAnswered: Parameters<typeof coordinator.on<"prompt-answered">>[1] = (e) => {
       if (e.request.kind !== "question" || e.outcome !== "answer") return;
@@ -359,21 +363,31 @@ class Connection implements McpConnection {
       ...(Object.keys(gates).length === 0 ? {} : { gates }),
       ...(spent.length === 0 ? {} : { spent }),
       ...(pageRounds === 0 ? {} : { page_rounds: pageRounds }),
-      ...(round === undefined ? {} : { round }),
+      ...(round === undefined ? {} : { round, arguments: session.arguments }),
     });
   }
 
   // The coordinator closed a question of a call suspended earlier, before its tool ran again (a
   // cancel or a deadline while suspended, End Turn): the call's record is taken out, and a
   // 2026-07-28 server is sent its round once more with the decision, as from a live round.
-  #closeSuspended(callId: string, questionId: string, reason: string): void {
-    for (const stream of this.#streams.keys()) {
-      const found = suspendedRequest(stream, callId, this.name);
-      if (found === undefined) continue;
-      writeSuspendedCall(stream, callId, undefined);
-      const { record } = found;
-      if (record.round === undefined || this.era !== "modern") return;
-      const call: ToolCall = { id: callId, name: found.name, arguments: found.arguments };
+  #closeSuspended(
+    stream: ConversationStream,
+    callId: string,
+    questionId: string,
+    reason: string,
+  ): void {
+    // Back or an invalid answer: the question is asked again and the call goes on.
+    if (decisionFor(reason) === undefined) return;
+    const found = suspendedRequest(stream, callId, this.name);
+    if (found === undefined) return;
+    writeSuspendedCall(stream, callId, undefined);
+    const { record } = found;
+    // Sent only with the arguments the call ran with (the person may have edited them).
+    if (record.round === undefined || record.arguments === undefined || this.era !== "modern") {
+      return;
+    }
+    {
+      const call: ToolCall = { id: callId, name: found.name, arguments: record.arguments };
       const prompted = new Set(record.prompted);
       new RoundCall(this.#host, call, record.tool, {
         client: this.#client,
@@ -384,7 +398,6 @@ class Connection implements McpConnection {
         ...(record.gates === undefined ? {} : { gates: record.gates }),
         restored: record.round,
       }).closeRestored(questionId, reason);
-      return;
     }
   }
 

@@ -112,8 +112,10 @@ export class RoundCall extends ElicitingCall {
         if (this.#legs >= this.#maxRounds) {
           return this.#fail(`the server still asked for input after ${this.#maxRounds} rounds`);
         }
-        this.#result = await this.#retry(round, signal);
+        // Taken out before it is sent: a call stopped while the retry is in flight must not
+        // send it again when it ends (see end()).
         this.#round = undefined;
+        this.#result = await this.#retry(round, signal);
       }
     } catch (error) {
       if (signal.aborted) throw signal.reason;

@@ -38,6 +38,11 @@ export interface SuspendedMcpCall {
   readonly spent?: readonly string[];
   /** Rounds of pages the call has had (2025-11-25 `-32042`): the limit holds across restarts. */
   readonly page_rounds?: number;
+  /**
+   * The arguments the call ran with (the person may have edited the model's at the permission
+   * prompt): a round closed while the call is suspended is sent once more with these.
+   */
+  readonly arguments?: JsonObject;
   readonly round?: SuspendedRound;
 }
 
@@ -91,7 +96,8 @@ export function readSuspendedCall(
   if (!isPlainObject(value) || value.v !== 1) return undefined;
   if (value.server !== expected.server || value.tool !== expected.tool) return undefined;
   if (!isStringList(value.prompted)) return undefined;
-  const { gates, spent, page_rounds: pageRounds } = value;
+  const { gates, spent, page_rounds: pageRounds, arguments: args } = value;
+  if (args !== undefined && !isPlainObject(args)) return undefined;
   if (gates !== undefined && !isStringRecord(gates)) return undefined;
   if (spent !== undefined && !isStringList(spent)) return undefined;
   if (pageRounds !== undefined && !(Number.isInteger(pageRounds) && (pageRounds as number) >= 0)) {
@@ -107,6 +113,7 @@ export function readSuspendedCall(
     ...(gates === undefined ? {} : { gates }),
     ...(spent === undefined ? {} : { spent }),
     ...(pageRounds === undefined ? {} : { page_rounds: pageRounds as number }),
+    ...(args === undefined ? {} : { arguments: args }),
     ...(round === undefined ? {} : { round }),
   };
 }
@@ -142,21 +149,13 @@ export function suspendedRequest(
   stream: ConversationStream,
   callId: string,
   server: string,
-):
-  | { readonly name: string; readonly arguments: JsonObject; readonly record: SuspendedMcpCall }
-  | undefined {
+): { readonly name: string; readonly record: SuspendedMcpCall } | undefined {
   const index = requestIndex(stream, callId);
   if (index === undefined) return undefined;
-  const event = stream.events[index] as {
-    name?: unknown;
-    arguments?: unknown;
-    metadata?: JsonObject;
-  };
+  const event = stream.events[index] as { name?: unknown; metadata?: JsonObject };
   const value = event.metadata?.[MCP_CALL_METADATA_KEY];
   if (!isPlainObject(value) || typeof value.tool !== "string") return undefined;
-  if (typeof event.name !== "string" || !isPlainObject(event.arguments)) return undefined;
+  if (typeof event.name !== "string") return undefined;
   const record = readSuspendedCall(stream, callId, { server, tool: value.tool });
-  return record === undefined
-    ? undefined
-    : { name: event.name, arguments: event.arguments, record };
+  return record === undefined ? undefined : { name: event.name, record };
 }

@@ -86,6 +86,8 @@ describe("an input-required call (2026-07-28) left pending across restarts", () 
       prompted: [],
       // What the opening question asked: its answer answers only the same form.
       gates: { respond: 'form ["name"]' },
+      // The arguments the call ran with: a round closed while suspended is sent with these.
+      arguments: {},
       round: {
         legs: 1,
         ids: [],

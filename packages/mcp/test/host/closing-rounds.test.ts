@@ -1,0 +1,178 @@
+// How a 2026-07-28 round ends when it ends without the person's answers: what the server is sent,
+// with which arguments, and never twice.
+import { ConversationStream, type JsonObject } from "@jp/conversation";
+import {
+  answerPendingPrompt,
+  type PromptBackend,
+  ToolCoordinator,
+  type ToolsConfig,
+  TurnState,
+} from "@jp/coordinator";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import {
+  createMcpHandler,
+  fromJsonSchema,
+  inputRequired,
+  McpServer,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
+import { afterEach, describe, expect, it } from "vitest";
+import { connectMcpServer, type McpConnection } from "../../src/index.js";
+import { UNATTENDED } from "../support.js";
+
+/** What the server's tool saw on each request: its arguments and the response to `f`, if any. */
+interface Seen {
+  readonly args: JsonObject;
+  readonly state: string | undefined;
+  readonly response: unknown;
+}
+
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close()));
+});
+
+/** A 2026-07-28 server whose tool asks one form (`f`, a name and a city) and then finishes. */
+async function connect(onRetry?: () => Promise<void>) {
+  const seen: Seen[] = [];
+  const handler = createMcpHandler(() => {
+    const server = new McpServer({ name: "s", version: "1" });
+    server.registerTool(
+      "t",
+      { description: "asks once", inputSchema: fromJsonSchema({ type: "object" }) },
+      async (input: unknown, ctx: ServerContext) => {
+        const args = input as JsonObject;
+        const response = ctx.mcpReq.inputResponses?.f;
+        seen.push({ args, state: ctx.mcpReq.requestState<string>(), response: response ?? null });
+        if (response === undefined) {
+          return inputRequired({
+            requestState: `state-${seen.length}`,
+            inputRequests: {
+              f: inputRequired.elicit({
+                message: "Who?",
+                requestedSchema: {
+                  type: "object",
+                  properties: { name: { type: "string" }, city: { type: "string" } },
+                  required: ["name", "city"],
+                } as never,
+              }),
+            },
+          });
+        }
+        await onRetry?.();
+        return { content: [{ type: "text", text: "done" }] };
+      },
+    );
+    return server;
+  });
+  open.push(handler);
+  const connection = (
+    await connectMcpServer({
+      name: "s",
+      transport: new StreamableHTTPClientTransport(new URL("http://s.test/mcp"), {
+        fetch: (url, init) => handler.fetch(new Request(url, init)),
+      }),
+      versionNegotiation: { mode: { pin: "2026-07-28" } },
+    })
+  )._unsafeUnwrap();
+  open.push(connection);
+  return { connection, seen };
+}
+
+function coordinatorFor(
+  connection: McpConnection,
+  prompts: PromptBackend,
+  tools: ToolsConfig = UNATTENDED,
+) {
+  const stream = ConversationStream.empty();
+  stream.startTurn("Go.");
+  const coordinator = new ToolCoordinator({ stream, tools, executors: connection, prompts });
+  connection.attach(coordinator, { stream });
+  return { stream, coordinator };
+}
+
+const answers = (values: Record<string, unknown>): PromptBackend => ({
+  isHumanReachable: () => true,
+  ask: async (request) => {
+    const id = request.kind === "question" ? request.question.id : request.kind;
+    return (
+      Object.hasOwn(values, id) ? { type: "answer", value: values[id] } : { type: "later" }
+    ) as never;
+  },
+});
+
+describe("a 2026-07-28 round that ends without the person's answers", () => {
+  it("stopped while its answers are on their way, it is not sent again when the call ends", async () => {
+    const abort = new AbortController();
+    const { connection, seen } = await connect(async () => {
+      abort.abort(); // the host stops the run while the server works on the answers
+      await new Promise((done) => setTimeout(done, 100));
+    });
+    const { coordinator } = coordinatorFor(
+      connection,
+      answers({ respond: "accept", name: "ada", city: "paris" }),
+    );
+    const { responses } = await coordinator.run([{ id: "c1", name: "t", arguments: {} }], {
+      turn: new TurnState(),
+      signal: abort.signal,
+    });
+    expect(responses[0]?.content).toContain("cancelled");
+    await new Promise((done) => setTimeout(done, 200));
+    // The first request and the one retry with the answers: nothing after the stop.
+    expect(seen.map((s) => s.response === null)).toEqual([true, false]);
+  });
+
+  it("closed while the turn is suspended, it is sent with the arguments the person edited", async () => {
+    const { connection, seen } = await connect();
+    const person: PromptBackend = {
+      isHumanReachable: () => true,
+      ask: async (request) =>
+        (request.kind === "permission"
+          ? { type: "edit", arguments: { path: "/data/tmp" } }
+          : { type: "later" }) as never,
+    };
+    const { stream, coordinator } = coordinatorFor(connection, person, { "*": { run: "ask" } });
+    const suspended = await coordinator.run(
+      [{ id: "c2", name: "t", arguments: { path: "/data" } }],
+      { turn: new TurnState() },
+    );
+    expect(suspended.pending.map((p) => p.prompt_id)).toEqual(["c2.respond.1"]);
+    answerPendingPrompt(stream, "c2.respond.1", { type: "cancelled" });
+    await coordinator.resume();
+    await expect.poll(() => seen.length).toBe(2);
+    expect(seen.map((s) => s.args)).toEqual([{ path: "/data/tmp" }, { path: "/data/tmp" }]);
+    expect(seen[1]?.response).toMatchObject({ action: "cancel" });
+  });
+
+  it("an invalid answer at a resumed prompt asks again and keeps the round: one retry, its state echoed", async () => {
+    const { connection, seen } = await connect();
+    let resumed = false;
+    let invalid = 0;
+    const person: PromptBackend = {
+      isHumanReachable: () => true,
+      ask: async (request) => {
+        const id = request.kind === "question" ? request.question.id : "";
+        if (!resumed) {
+          if (id === "respond") return { type: "answer", value: "accept" } as never;
+          if (id === "name") return { type: "answer", value: "ada" } as never;
+          return { type: "later" } as never;
+        }
+        if (id === "city" && invalid++ === 0) return { type: "answer", value: 42 } as never;
+        return { type: "answer", value: "paris" } as never;
+      },
+    };
+    const { coordinator } = coordinatorFor(connection, person);
+    const suspended = await coordinator.run([{ id: "c3", name: "t", arguments: {} }], {
+      turn: new TurnState(),
+    });
+    expect(suspended.pending.map((p) => p.prompt_id)).toEqual(["c3.city.1"]);
+    resumed = true;
+    await coordinator.resume();
+    expect(seen.map((s) => s.state)).toEqual([undefined, "state-1"]);
+    expect(seen[1]?.response).toMatchObject({
+      action: "accept",
+      content: { name: "ada", city: "paris" },
+      _meta: { "jp.inquiry/decision": { by: "person" } },
+    });
+  });
+});
