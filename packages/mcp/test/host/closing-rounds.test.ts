@@ -175,4 +175,46 @@ describe("a 2026-07-28 round that ends without the person's answers", () => {
       _meta: { "jp.inquiry/decision": { by: "person" } },
     });
   });
+
+  it("closed in one conversation, it touches no other conversation's call of the same id", async () => {
+    const later: PromptBackend = {
+      isHumanReachable: () => true,
+      ask: async () => ({ type: "later" }) as never,
+    };
+    const { connection, seen } = await connect();
+    // Two conversations, each suspended at a call "c1" by an earlier process of its own.
+    const suspendedAt = async (conversation: string) => {
+      const { connection: earlier } = await connect();
+      const { stream, coordinator } = coordinatorFor(earlier, later);
+      await coordinator.run([{ id: "c1", name: "t", arguments: { conversation } }], {
+        turn: new TurnState(),
+      });
+      return stream;
+    };
+    const a = await suspendedAt("A");
+    const b = await suspendedAt("B");
+    const recordOf = (stream: ConversationStream) =>
+      (stream.events.find((e) => e.type === "tool_call_request") as { metadata?: JsonObject })
+        .metadata?.["jp.mcp/call"];
+    // A host process attaches B's conversation first, then A's, and the person cancels A's.
+    const coordinatorOf = (stream: ConversationStream) => {
+      const coordinator = new ToolCoordinator({
+        stream,
+        tools: UNATTENDED,
+        executors: connection,
+        prompts: later,
+      });
+      connection.attach(coordinator, { stream });
+      return coordinator;
+    };
+    coordinatorOf(b);
+    const forA = coordinatorOf(a);
+    answerPendingPrompt(a, "c1.respond.1", { type: "cancelled" });
+    await forA.resume();
+    // The host's server hears one request: A's round, closed.
+    await expect.poll(() => seen.length).toBe(1);
+    expect(seen[0]).toMatchObject({ args: { conversation: "A" }, response: { action: "cancel" } });
+    expect(recordOf(a)).toBeUndefined();
+    expect(recordOf(b)).toBeDefined();
+  });
 });
