@@ -5,7 +5,6 @@ import type { JsonValue } from "@jp/conversation";
 import { ConversationStream } from "@jp/conversation";
 import {
   answerPendingPrompt,
-  type PromptBackend,
   type PromptRequest,
   ToolCoordinator,
   TurnState,
@@ -29,6 +28,58 @@ afterEach(async () => {
   await Promise.all(connections.splice(0).map((c) => c.close()));
 });
 
+/** Connects to `server` in this process over the SDK's in-memory pair. */
+async function connectIn(
+  server: McpServer,
+  options: Omit<Parameters<typeof connectMcpServer>[0], "transport">,
+): Promise<McpConnection> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const connection = (
+    await connectMcpServer({ ...options, transport: clientSide })
+  )._unsafeUnwrap();
+  connections.push(connection);
+  return connection;
+}
+
+/**
+ * Runs `call` on `connection` with nobody there to answer at once: every question is left for
+ * later, answered by `answer` while the turn is suspended, and the turn resumed, until nothing
+ * is pending (or `rounds` resumes). Returns the stream and each pending question as
+ * `"<prompt id>: <text>"`, in the order they were answered.
+ */
+async function answeredLater(
+  connection: McpConnection,
+  call: { readonly id: string; readonly name: string },
+  answer: (id: string, text: string) => JsonValue,
+  rounds = 8,
+) {
+  const stream = ConversationStream.empty();
+  stream.startTurn("Go.");
+  const coordinator = new ToolCoordinator({
+    stream,
+    tools: UNATTENDED,
+    executors: connection,
+    prompts: { isHumanReachable: () => true, ask: async () => ({ type: "later" }) as never },
+  });
+  connection.attach(coordinator, { stream });
+  let result = await coordinator.run([{ ...call, arguments: {} }], { turn: new TurnState() });
+  const asked: string[] = [];
+  for (let round = 0; result.pending.length > 0 && round < rounds; round++) {
+    for (const { prompt_id: id, request } of result.pending) {
+      const text = request.kind === "question" ? request.question.text : "";
+      asked.push(`${id}: ${text}`);
+      const value = answer(id, text);
+      expect(answerPendingPrompt(stream, id, { type: "answer", value }).isOk()).toBe(true);
+    }
+    result = await coordinator.resume();
+  }
+  return { stream, asked };
+}
+
+/** Consents to every page and continues after it. */
+const openAndContinue = (id: string) => (id.includes("open_url") ? "open" : "continue");
+
 /** A server whose tool needs the person signed in on its page; `signedIn` says whether they are. */
 async function connectTo(options: {
   signedIn: () => boolean;
@@ -50,24 +101,18 @@ async function connectTo(options: {
       return { content: [{ type: "text", text: `connected after ${calls} calls` }] };
     },
   );
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
   const opened: string[] = [];
-  const connection = (
-    await connectMcpServer({
-      name: "auth",
-      transport: clientSide,
-      ...(options.opensUrls === false
-        ? {}
-        : {
-            openUrl: (url: string) => {
-              opened.push(url);
-              options.onOpen?.();
-            },
-          }),
-    })
-  )._unsafeUnwrap();
-  connections.push(connection);
+  const connection = await connectIn(server, {
+    name: "auth",
+    ...(options.opensUrls === false
+      ? {}
+      : {
+          openUrl: (url: string) => {
+            opened.push(url);
+            options.onOpen?.();
+          },
+        }),
+  });
   return { connection, opened };
 }
 
@@ -179,32 +224,15 @@ describe("a server that needs its page opened first (URLElicitationRequiredError
         signedIn = true; // the person signs in on the page
       },
     });
-    const stream = ConversationStream.empty();
-    stream.startTurn("Connect.");
-    const later: PromptBackend = {
-      isHumanReachable: () => true,
-      ask: async () => ({ type: "later" }) as never,
-    };
-    const coordinator = new ToolCoordinator({
-      stream,
-      tools: UNATTENDED,
-      executors: connection,
-      prompts: later,
-    });
-    connection.attach(coordinator, { stream });
-    let result = await coordinator.run([{ id: "a7", name: "connect", arguments: {} }], {
-      turn: new TurnState(),
-    });
-    const answered: string[] = [];
-    for (let round = 0; result.pending.length > 0 && round < 4; round++) {
-      for (const { prompt_id: id } of result.pending) {
-        const value = id.includes("open_url") ? "open" : "continue";
-        expect(answerPendingPrompt(stream, id, { type: "answer", value }).isOk()).toBe(true);
-        answered.push(id);
-      }
-      result = await coordinator.resume();
-    }
-    expect(answered).toEqual(["a7.open_url.1", "a7.page_done.1"]);
+    const { stream, asked } = await answeredLater(
+      connection,
+      { id: "a7", name: "connect" },
+      openAndContinue,
+    );
+    expect(asked.map((line) => line.slice(0, line.indexOf(":")))).toEqual([
+      "a7.open_url.1",
+      "a7.page_done.1",
+    ]);
     expect(opened).toEqual([LOGIN]);
     expect(responseOf(stream, "a7")).toMatchObject({ is_error: false });
     expect(responseOf(stream, "a7").content).toMatch(/^connected after \d+ calls$/);
@@ -230,41 +258,20 @@ describe("a server that needs its page opened first (URLElicitationRequiredError
         return { content: [{ type: "text", text: "done" }] };
       },
     );
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const connection = (
-      await connectMcpServer({
-        name: "auth",
-        transport: clientSide,
-        openUrl: (url) => {
-          if (url === AUTH) signedIn = true; // signing in is instant; paying is not
-        },
-      })
-    )._unsafeUnwrap();
-    connections.push(connection);
-    const stream = ConversationStream.empty();
-    stream.startTurn("Connect and pay.");
-    const coordinator = new ToolCoordinator({
-      stream,
-      tools: UNATTENDED,
-      executors: connection,
-      prompts: { isHumanReachable: () => true, ask: async () => ({ type: "later" }) as never },
+    const connection = await connectIn(server, {
+      name: "auth",
+      openUrl: (url) => {
+        if (url === AUTH) signedIn = true; // signing in is instant; paying is not
+      },
     });
-    connection.attach(coordinator, { stream });
-    let result = await coordinator.run([{ id: "a8", name: "connect", arguments: {} }], {
-      turn: new TurnState(),
-    });
-    const asked: string[] = [];
-    for (let round = 0; result.pending.length > 0 && round < 8; round++) {
-      for (const { prompt_id: id, request } of result.pending) {
-        const text = request.kind === "question" ? request.question.text : "";
-        asked.push(`${id}: ${text}`);
+    const { stream, asked } = await answeredLater(
+      connection,
+      { id: "a8", name: "connect" },
+      (id, text) => {
         if (id.includes("page_done") && text.includes("pay.example.net")) paid = true;
-        const value = id.includes("open_url") ? "open" : "continue";
-        expect(answerPendingPrompt(stream, id, { type: "answer", value }).isOk()).toBe(true);
-      }
-      result = await coordinator.resume();
-    }
+        return openAndContinue(id);
+      },
+    );
     // The "continue" given for the sign-in page never stands for the payment page.
     expect(asked).toEqual([
       "a8.open_url.1: go",
@@ -299,18 +306,12 @@ describe("a server that needs its page opened first (URLElicitationRequiredError
         ]);
       },
     );
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
     const refused: string[] = [];
-    const connection = (
-      await connectMcpServer({
-        name: "auth",
-        transport: clientSide,
-        openUrl: () => {},
-        onRefused: (event) => refused.push(event.message),
-      })
-    )._unsafeUnwrap();
-    connections.push(connection);
+    const connection = await connectIn(server, {
+      name: "auth",
+      openUrl: () => {},
+      onRefused: (event) => refused.push(event.message),
+    });
     const person = new MockPromptBackend({
       questions: [
         async () => {
@@ -345,18 +346,12 @@ describe("a server that needs its page opened first (URLElicitationRequiredError
         ]);
       },
     );
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
     const refused: string[] = [];
-    const connection = (
-      await connectMcpServer({
-        name: "auth",
-        transport: clientSide,
-        openUrl: () => {},
-        onRefused: (event) => refused.push(event.message),
-      })
-    )._unsafeUnwrap();
-    connections.push(connection);
+    const connection = await connectIn(server, {
+      name: "auth",
+      openUrl: () => {},
+      onRefused: (event) => refused.push(event.message),
+    });
     const person = new MockPromptBackend();
     const { stream } = await run(connection, [{ id: "b1", name: "connect" }], { prompts: person });
     expect(person.requests).toEqual([]);
@@ -375,18 +370,12 @@ describe("a server that needs its page opened first (URLElicitationRequiredError
         ]);
       },
     );
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const connection = (
-      await connectMcpServer({
-        name: "auth",
-        transport: clientSide,
-        openUrl: () => {
-          throw new Error("no browser");
-        },
-      })
-    )._unsafeUnwrap();
-    connections.push(connection);
+    const connection = await connectIn(server, {
+      name: "auth",
+      openUrl: () => {
+        throw new Error("no browser");
+      },
+    });
     const person = new MockPromptBackend({ questions: [answer("open")] });
     const { stream } = await run(connection, [{ id: "b2", name: "connect" }], { prompts: person });
     expect(responseOf(stream, "b2").content).toContain(
@@ -406,17 +395,11 @@ describe("a server that needs its page opened first (URLElicitationRequiredError
         return tool();
       },
     );
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
     const opened: string[] = [];
-    const connection = (
-      await connectMcpServer({
-        name: "s",
-        transport: clientSide,
-        openUrl: (url) => void opened.push(url),
-      })
-    )._unsafeUnwrap();
-    connections.push(connection);
+    const connection = await connectIn(server, {
+      name: "s",
+      openUrl: (url) => void opened.push(url),
+    });
     return { connection, opened, calls: () => calls };
   }
 
@@ -441,27 +424,9 @@ describe("a server that needs its page opened first (URLElicitationRequiredError
 
   it("resumed after each answer, a server that keeps asking opens its page only as often as the person agreed", async () => {
     const { connection, opened, calls } = await serverDoing(needsPage(LOGIN));
-    const stream = ConversationStream.empty();
-    stream.startTurn("Sign in.");
-    const coordinator = new ToolCoordinator({
-      stream,
-      tools: UNATTENDED,
-      executors: connection,
-      prompts: { isHumanReachable: () => true, ask: async () => ({ type: "later" }) as never },
-    });
-    connection.attach(coordinator, { stream });
-    let result = await coordinator.run([{ id: "d2", name: "t", arguments: {} }], {
-      turn: new TurnState(),
-    });
-    const asked: string[] = [];
-    for (let round = 0; result.pending.length > 0 && round < 10; round++) {
-      for (const { prompt_id: id } of result.pending) {
-        asked.push(id);
-        const value = id.includes("open_url") ? "open" : "continue";
-        expect(answerPendingPrompt(stream, id, { type: "answer", value }).isOk()).toBe(true);
-      }
-      result = await coordinator.resume();
-    }
+    const answered = await answeredLater(connection, { id: "d2", name: "t" }, openAndContinue, 10);
+    const { stream } = answered;
+    const asked = answered.asked.map((line) => line.slice(0, line.indexOf(":")));
     // Each round asks anew; a "continue" given before a restart sends the call again without
     // opening the page once more, and is not replayed into the next round.
     expect(asked).toEqual([
@@ -488,18 +453,13 @@ describe("a server that needs its page opened first (URLElicitationRequiredError
         return needsPage(LOGIN)();
       },
     );
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
     let connection: McpConnection | undefined;
-    connection = (
-      await connectMcpServer({
-        name: "s",
-        transport: clientSide,
-        openUrl: async () => {
-          await connection?.close(); // the host shuts down while the page opens
-        },
-      })
-    )._unsafeUnwrap();
+    connection = await connectIn(server, {
+      name: "s",
+      openUrl: async () => {
+        await connection?.close(); // the host shuts down while the page opens
+      },
+    });
     const person = new MockPromptBackend({ questions: [answer("open"), answer("continue")] });
     const { stream } = await run(connection, [{ id: "d3", name: "t" }], { prompts: person });
     expect(shownIds(person.requests)).toEqual(["open_url"]);
@@ -528,18 +488,12 @@ describe("a server that needs its page opened first (URLElicitationRequiredError
         return { content: [{ type: "text", text: "done" }] };
       },
     );
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const connection = (
-      await connectMcpServer({
-        name: "s",
-        transport: clientSide,
-        openUrl: () => {
-          signedIn = true;
-        },
-      })
-    )._unsafeUnwrap();
-    connections.push(connection);
+    const connection = await connectIn(server, {
+      name: "s",
+      openUrl: () => {
+        signedIn = true;
+      },
+    });
     // The person fills the form once and signs in; asked the form again, they leave it for later.
     const live: Record<string, JsonValue> = {
       respond: "accept",
@@ -578,25 +532,9 @@ describe("a server that needs its page opened first (URLElicitationRequiredError
 
   it("a 'cancel' at the page answered while suspended ends the call without opening the page again", async () => {
     const { connection, opened } = await serverDoing(needsPage(LOGIN));
-    const stream = ConversationStream.empty();
-    stream.startTurn("Sign in.");
-    const coordinator = new ToolCoordinator({
-      stream,
-      tools: UNATTENDED,
-      executors: connection,
-      prompts: { isHumanReachable: () => true, ask: async () => ({ type: "later" }) as never },
-    });
-    connection.attach(coordinator, { stream });
-    let result = await coordinator.run([{ id: "f1", name: "t", arguments: {} }], {
-      turn: new TurnState(),
-    });
-    for (let round = 0; result.pending.length > 0 && round < 4; round++) {
-      for (const { prompt_id: id } of result.pending) {
-        const value = id.includes("open_url") ? "open" : "cancel";
-        expect(answerPendingPrompt(stream, id, { type: "answer", value }).isOk()).toBe(true);
-      }
-      result = await coordinator.resume();
-    }
+    const { stream } = await answeredLater(connection, { id: "f1", name: "t" }, (id) =>
+      id.includes("open_url") ? "open" : "cancel",
+    );
     expect(opened).toEqual([LOGIN]);
     expect(responseOf(stream, "f1").content).toContain("the user did not continue");
   });
