@@ -21,7 +21,7 @@ import type { CallSession, SessionHost } from "./call-session.js";
 import { type ElicitResponse, planElicitation } from "./elicitation.js";
 import { LineSlot } from "./line.js";
 import { type LinePlace, PushCall } from "./push-call.js";
-import { type RefusalReporter, RoundCall } from "./round-call.js";
+import { RoundCall } from "./round-call.js";
 import {
   readSuspendedCall,
   type SuspendedMcpCall,
@@ -154,18 +154,9 @@ class Connection implements McpConnection {
   readonly #sessions = new Map<string, CallSession>();
   readonly #remote = new Map<string, string>();
   readonly #prompted = new Map<string, Set<string>>();
-  // What calls suspended without a conversation leave for their resume in this process, by call:
-  // what their opening questions asked, the ids used up, and who answered at a prompt.
-  readonly #gates = new Map<
-    string,
-    {
-      readonly gates: Readonly<Record<string, string>>;
-      readonly spent: readonly string[];
-      readonly pageRounds: number;
-      /** Who answered at a prompt: the server still hears the person's decisions as theirs. */
-      readonly prompted: readonly string[];
-    }
-  >();
+  // The records of calls suspended without a conversation, kept in this process for their
+  // resume there: the same record the conversation would hold, by call.
+  readonly #kept = new Map<string, SuspendedMcpCall>();
   // The conversations of the attached coordinators that gave one, with how many attached them.
   readonly #streams = new Map<ConversationStream, number>();
   #attached = 0;
@@ -292,7 +283,7 @@ class Connection implements McpConnection {
         this.#sessions.get(e.tool_call_id)?.end();
         this.#sessions.delete(e.tool_call_id);
         if (this.#prompted.size > 0) this.#prompted.delete(e.tool_call_id);
-        if (this.#gates.size > 0) this.#gates.delete(e.tool_call_id);
+        if (this.#kept.size > 0) this.#kept.delete(e.tool_call_id);
       }
     };
     if (stream !== undefined) this.#streams.set(stream, (this.#streams.get(stream) ?? 0) + 1);
@@ -348,23 +339,20 @@ class Connection implements McpConnection {
     this.#prompted.delete(callId);
     const gates = session.ids.gates();
     const spent = session.ids.spent();
-    const pageRounds = session.pageRounds;
-    if (stream === undefined) {
-      // Resumed in this process: the tool runs again, and its opening questions must still
-      // not take a consent given to another page or form.
-      this.#gates.set(callId, { gates, spent, pageRounds, prompted: [...prompted] });
-      return;
-    }
-    writeSuspendedCall(stream, callId, {
+    const record: SuspendedMcpCall = {
       v: 1,
       server: this.name,
       tool: session.remoteName,
       prompted: [...prompted],
       ...(Object.keys(gates).length === 0 ? {} : { gates }),
       ...(spent.length === 0 ? {} : { spent }),
-      ...(pageRounds === 0 ? {} : { page_rounds: pageRounds }),
+      ...(session.pageRounds === 0 ? {} : { page_rounds: session.pageRounds }),
       ...(round === undefined ? {} : { round, arguments: session.arguments }),
-    });
+    };
+    // Without the conversation the call resumes in this process: its tool runs again, and its
+    // opening questions must still not take a consent given to another page or form.
+    if (stream === undefined) this.#kept.set(callId, record);
+    else writeSuspendedCall(stream, callId, record);
   }
 
   // The coordinator closed a question of a call suspended earlier, before its tool ran again (a
@@ -386,19 +374,29 @@ class Connection implements McpConnection {
     if (record.round === undefined || record.arguments === undefined || this.era !== "modern") {
       return;
     }
-    {
-      const call: ToolCall = { id: callId, name: found.name, arguments: record.arguments };
-      const prompted = new Set(record.prompted);
-      new RoundCall(this.#host, call, record.tool, {
-        client: this.#client,
-        maxRounds: this.#options.maxRounds ?? DEFAULTS.maxRounds,
-        maxRequests: this.#options.maxPendingElicitations ?? DEFAULTS.maxPending,
-        refused: (message) => this.#refuse(message, callId),
-        prompted,
-        ...(record.gates === undefined ? {} : { gates: record.gates }),
-        restored: record.round,
-      }).closeRestored(questionId, reason);
-    }
+    const call: ToolCall = { id: callId, name: found.name, arguments: record.arguments };
+    this.#roundCall(call, record.tool, new Set(record.prompted), record).closeRestored(
+      questionId,
+      reason,
+    );
+  }
+
+  // A 2026-07-28 call, going on from `earlier` when it was suspended before.
+  #roundCall(
+    call: ToolCall,
+    remote: string,
+    prompted: Set<string>,
+    earlier: SuspendedMcpCall | undefined,
+  ): RoundCall {
+    return new RoundCall(this.#host, call, remote, {
+      client: this.#client,
+      maxRounds: this.#options.maxRounds ?? DEFAULTS.maxRounds,
+      maxRequests: this.#options.maxPendingElicitations ?? DEFAULTS.maxPending,
+      refused: (message) => this.#refuse(message, call.id),
+      prompted,
+      ...(earlier?.gates === undefined ? {} : { gates: earlier.gates }),
+      ...(earlier?.round === undefined ? {} : { restored: earlier.round }),
+    });
   }
 
   // What a call suspended earlier left in the conversation, taken out of it: a call that
@@ -417,7 +415,7 @@ class Connection implements McpConnection {
     for (const session of this.#sessions.values()) session.end();
     this.#sessions.clear();
     this.#prompted.clear();
-    this.#gates.clear();
+    this.#kept.clear();
     this.#watchdog.stop();
     await this.#client.close();
   }
@@ -431,29 +429,19 @@ class Connection implements McpConnection {
     }
     const existing = this.#sessions.get(call.id);
     if (existing !== undefined) return existing;
-    const refused = (message: string) => this.#refuse(message, call.id);
-    const restored = this.#streams.size === 0 ? undefined : this.#restore(call.id, remote);
+    // What the call left when it was suspended: in the conversation, or kept in this process.
+    const earlier =
+      (this.#streams.size === 0 ? undefined : this.#restore(call.id, remote)) ??
+      this.#kept.get(call.id);
+    if (this.#kept.size > 0) this.#kept.delete(call.id);
     // Answers given before the call ran (a resumed call's pending question) become the session's.
     const prompted = this.#prompted.get(call.id) ?? new Set<string>();
     if (this.#prompted.size > 0) this.#prompted.delete(call.id);
-    const kept = this.#gates.get(call.id);
-    for (const id of restored?.prompted ?? kept?.prompted ?? []) prompted.add(id);
-    const gates = restored?.gates ?? kept?.gates;
-    const spent = restored?.spent ?? kept?.spent;
-    const pageRounds = restored?.page_rounds ?? kept?.pageRounds;
-    if (this.#gates.size > 0) this.#gates.delete(call.id);
+    for (const id of earlier?.prompted ?? []) prompted.add(id);
     const session =
       this.era === "modern"
-        ? new RoundCall(this.#host, call, remote, {
-            client: this.#client,
-            maxRounds: this.#options.maxRounds ?? DEFAULTS.maxRounds,
-            maxRequests: this.#options.maxPendingElicitations ?? DEFAULTS.maxPending,
-            refused,
-            prompted,
-            ...(gates === undefined ? {} : { gates }),
-            ...(restored?.round === undefined ? {} : { restored: restored.round }),
-          })
-        : this.#lined(call, remote, prompted, { gates, spent, pageRounds }, refused);
+        ? this.#roundCall(call, remote, prompted, earlier)
+        : this.#lined(call, remote, prompted, earlier);
     this.#sessions.set(call.id, session);
     return session;
   }
@@ -463,12 +451,7 @@ class Connection implements McpConnection {
     call: ToolCall,
     remote: string,
     prompted: Set<string>,
-    before: {
-      readonly gates: Readonly<Record<string, string>> | undefined;
-      readonly spent: readonly string[] | undefined;
-      readonly pageRounds: number | undefined;
-    },
-    refused: RefusalReporter,
+    earlier: SuspendedMcpCall | undefined,
   ): CallSession {
     const line: LinePlace = {
       previous: this.#lastSlot,
@@ -483,11 +466,11 @@ class Connection implements McpConnection {
       client: this.#client,
       maxPending: this.#options.maxPendingElicitations ?? DEFAULTS.maxPending,
       prompted,
-      ...(before.gates === undefined ? {} : { gates: before.gates }),
-      ...(before.spent === undefined ? {} : { spent: before.spent }),
-      ...(before.pageRounds === undefined ? {} : { pageRounds: before.pageRounds }),
+      ...(earlier?.gates === undefined ? {} : { gates: earlier.gates }),
+      ...(earlier?.spent === undefined ? {} : { spent: earlier.spent }),
+      ...(earlier?.page_rounds === undefined ? {} : { pageRounds: earlier.page_rounds }),
       line,
-      refused,
+      refused: (message) => this.#refuse(message, call.id),
     });
   }
 

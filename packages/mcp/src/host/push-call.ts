@@ -285,7 +285,7 @@ export class PushCall extends ElicitingCall {
     if (done !== undefined) {
       // Answered (or before a restart): the pages were opened then. The tool runs again
       // without opening them once more, or the call ends.
-      return done === "continue" ? this.#pagesDone(pages) : this.#notContinued(pages);
+      return done === "continue" ? this.#pagesDone() : this.#notContinued(pages);
     }
     for (const entry of pages.entries) {
       if (entry.response === undefined) {
@@ -317,7 +317,7 @@ export class PushCall extends ElicitingCall {
   // The person is done on the round's pages: every answer given so far in this call is used
   // up (the tool call sent again is a new run of the tool: what it asks, even after a restart,
   // is asked anew and never answered by what an earlier run was told), and the tool runs again.
-  #pagesDone(_pages: PageRound): undefined {
+  #pagesDone(): undefined {
     this.ids.spend(this.ids.list());
     this.#pageRounds += 1;
     this.#pages = undefined;

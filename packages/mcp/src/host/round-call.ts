@@ -151,19 +151,17 @@ export class RoundCall extends ElicitingCall {
     if (entry === undefined) return;
     const response = this.closingResponse(entry.pending, questionId, reason);
     if (response === undefined) return; // asked again (Back, an invalid answer)
-    this.#lastRetry(round, entry.key, response);
+    this.#lastRetry(round, { key: entry.key, response });
   }
 
-  // The round sent once more, `key` answered with `response` and every other request of the
-  // round not yet answered with the host's cancel; its answer is not waited for.
-  #lastRetry(round: Round, key: string | undefined, response: ElicitResponse | undefined): void {
+  // The round sent once more, with `closing`'s response and the host's cancel for every other
+  // request of the round not yet answered; its answer is not waited for.
+  #lastRetry(round: Round, closing?: { key: string; response: ElicitResponse }): void {
     this.#ended = true;
     if (this.#legs >= this.#maxRounds) return;
-    for (const entry of round.entries) {
-      if (!round.responses.has(entry.key)) {
-        const own = entry.key === key ? response : undefined;
-        round.responses.set(entry.key, own ?? hostCancel("interrupted"));
-      }
+    for (const { key } of round.entries) {
+      if (round.responses.has(key)) continue;
+      round.responses.set(key, key === closing?.key ? closing.response : hostCancel("interrupted"));
     }
     this.#send(round, new AbortController().signal).then(
       () => undefined,
@@ -188,7 +186,7 @@ export class RoundCall extends ElicitingCall {
   // cancel, as a 2025-era server is.
   end(): void {
     const round = this.#round;
-    if (round !== undefined && !this.#ended) this.#lastRetry(round, undefined, undefined);
+    if (round !== undefined && !this.#ended) this.#lastRetry(round);
     this.#ended = true;
   }
 
