@@ -1,7 +1,8 @@
 // @ts-check
 // A form generated from a question's JSON Schema. It checks what it can in the page (required
-// fields, types, enums, lengths, ranges, patterns); the server checks the whole answer again
-// with the SDK's validator and its problems come back by field. Parts of a schema that have no
+// fields, types, enums, lengths, ranges; not patterns, which may take minutes on a hostile
+// schema); the server checks the whole answer again with the SDK's validator, `pattern` under a
+// time limit, and its problems come back by field. Parts of a schema that have no
 // natural input (unions, references, nested arrays) become a JSON text field.
 import { h, uid } from "./dom.js";
 import { isRecord, kindOf, numberProblem, stringProblem } from "./schema-checks.js";

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { PromptRequest } from "@jp/coordinator";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import type { StandaloneWebPrompts, WebPromptsEvents } from "../../src/index.js";
-import { describeInBrowser, openPage, waitUntil } from "../support/browser.js";
+import { describeInBrowser, errorFor, openPage, waitUntil } from "../support/browser.js";
 import { conversation, inquiryTrail } from "../support/coordinator.js";
 import { openPrompt, originOf, state, TEXT_QUESTION } from "../support/server.js";
 import { startWebPrompts } from "../support/start.js";
@@ -89,6 +89,35 @@ describeInBrowser("safety and reach in the browser", (browser) => {
     });
     expect(violations.ran).toBeUndefined();
     expect(violations.seen[0]).toMatch(/^script-src/);
+    await page.close();
+  });
+
+  it("a schema's hostile pattern cannot freeze the page: only the server tests it, in bounded time", async () => {
+    const page = await openPage(browser(), web);
+    const { reply, abort } = await openPrompt(web, {
+      ...TEXT_QUESTION,
+      question: {
+        id: "code",
+        text: "Code?",
+        // Exponential backtracking on a run of a's that ends in another character.
+        answer_type: {
+          type: "schema",
+          schema: { type: "object", properties: { code: { type: "string", pattern: "^(a+)+$" } } },
+        },
+      },
+    });
+    const code = page.getByLabel("code (optional)");
+    await code.fill(`${"a".repeat(40)}!`);
+    const sent = Date.now();
+    await page.getByRole("button", { name: "Answer" }).click();
+    await expect.poll(() => errorFor(code)).toBe('must match pattern "^(a+)+$"');
+    // The tab answers at once (a page that ran the pattern would hang here for minutes).
+    expect(await page.evaluate(() => 1 + 1)).toBe(2);
+    expect(Date.now() - sent).toBeLessThan(10_000);
+    // The person can still leave the question.
+    await page.getByRole("button", { name: "Cancel" }).click();
+    expect(await reply).toEqual({ type: "cancelled" });
+    abort.abort();
     await page.close();
   });
 

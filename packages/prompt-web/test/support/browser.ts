@@ -74,3 +74,15 @@ export function isFocused(locator: Locator): Promise<boolean> {
   // Page code reaches the DOM through the element: this program is checked with Node's globals.
   return locator.evaluate((el) => el === el.ownerDocument.activeElement);
 }
+
+/** The text of the error shown beside `field` (through its aria-describedby). */
+export async function errorFor(field: Locator): Promise<string> {
+  return field.evaluate((el) => {
+    const ids: string[] = (el.getAttribute("aria-describedby") ?? "").split(" ");
+    for (const id of ids) {
+      const node = el.ownerDocument.getElementById(id);
+      if (node?.classList.contains("field-error")) return node.hidden ? "" : node.textContent;
+    }
+    return "";
+  });
+}
