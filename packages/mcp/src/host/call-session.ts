@@ -1,5 +1,5 @@
 import type { JsonObject } from "@jp/conversation";
-import type { Answers, ExecuteInput, ExecutorResult, ToolCall } from "@jp/coordinator";
+import type { Answers, ExecuteInput, ExecutorResult, RunStop, ToolCall } from "@jp/coordinator";
 import { type DecidedBy, decisionFor, decisionMeta } from "../decision.js";
 import {
   type Asker,
@@ -163,6 +163,28 @@ export abstract class ElicitingCall implements CallSession {
       is_error: true,
     };
   }
+}
+
+/**
+ * `work`, or its rejection with the run's reason as soon as the run stops first. A page's
+ * opening is the host's code (`openUrl`): one that never settles must not hold the call, and the
+ * calls waiting behind it, past the run's stop. What `work` does later is not awaited.
+ */
+export function untilStopped<T>(work: Promise<T>, stop: RunStop): Promise<T> {
+  if (stop.aborted) return Promise.reject(stop.reason);
+  return new Promise<T>((resolve, reject) => {
+    const forget = stop.onAbort(reject);
+    work.then(
+      (value) => {
+        forget();
+        resolve(value);
+      },
+      (error: unknown) => {
+        forget();
+        reject(error);
+      },
+    );
+  });
 }
 
 /** A cancel that nobody chose, for requests the call leaves behind. */

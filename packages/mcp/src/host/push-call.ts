@@ -13,6 +13,7 @@ import {
   openedPage,
   type PendingElicitation,
   type SessionHost,
+  untilStopped,
 } from "./call-session.js";
 import { type ElicitationPlan, type ElicitResponse, planElicitation } from "./elicitation.js";
 import type { LineSlot } from "./line.js";
@@ -190,7 +191,7 @@ export class PushCall extends ElicitingCall {
           const asked = this.walk(head, answers);
           if (asked === undefined) continue;
           if (asked instanceof Promise) {
-            await asked;
+            await untilStopped(asked, stop);
             continue;
           }
           return asked;
@@ -200,7 +201,7 @@ export class PushCall extends ElicitingCall {
           const step = this.#walkPages(pages, answers);
           if (step === undefined) continue;
           if (step instanceof Promise) {
-            await step;
+            await untilStopped(step, stop);
             continue;
           }
           return step;

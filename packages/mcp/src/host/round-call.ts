@@ -1,5 +1,5 @@
 import type { JsonObject } from "@jp/conversation";
-import type { ExecuteInput, ExecutorResult, ToolCall } from "@jp/coordinator";
+import { type ExecuteInput, type ExecutorResult, runStopOf, type ToolCall } from "@jp/coordinator";
 import {
   type Client,
   isInputRequiredResult,
@@ -13,6 +13,7 @@ import {
   openedPage,
   type PendingElicitation,
   type SessionHost,
+  untilStopped,
 } from "./call-session.js";
 import { type ElicitResponse, planElicitation, planIds, QuestionIds } from "./elicitation.js";
 import { describeFailure } from "./push-call.js";
@@ -88,7 +89,8 @@ export class RoundCall extends ElicitingCall {
     }
   }
 
-  async pass({ answers, signal }: ExecuteInput): Promise<ExecutorResult> {
+  async pass(input: ExecuteInput): Promise<ExecutorResult> {
+    const { answers, signal } = input;
     try {
       if (this.#result === undefined) this.#result = await this.#send(undefined, signal);
       for (;;) {
@@ -106,7 +108,7 @@ export class RoundCall extends ElicitingCall {
         for (const { key, pending } of round.entries) {
           if (round.responses.has(key)) continue;
           const asked = this.walk(pending, answers);
-          if (asked instanceof Promise) await asked;
+          if (asked instanceof Promise) await untilStopped(asked, runStopOf(input));
           else if (asked !== undefined) return asked;
         }
         if (this.#legs >= this.#maxRounds) {

@@ -470,6 +470,43 @@ describe("a server that needs its page opened first (URLElicitationRequiredError
     expect(unpaired(stream)).toEqual([]);
   });
 
+  it("a page whose opening never settles holds nothing past the run's stop", async () => {
+    const server = new McpServer({ name: "s", version: "1" });
+    let calls = 0;
+    server.registerTool(
+      "t",
+      { description: "", inputSchema: fromJsonSchema({ type: "object" }) },
+      async () => {
+        calls += 1;
+        return calls === 1 ? needsPage(LOGIN)() : { content: [{ type: "text", text: "ran" }] };
+      },
+    );
+    const opening: string[] = [];
+    const connection = await connectIn(server, {
+      name: "s",
+      openUrl: (url) => {
+        opening.push(url);
+        return new Promise<void>(() => {});
+      },
+    });
+    const stop = new AbortController();
+    const person = new MockPromptBackend({ questions: [answer("open"), answer("continue")] });
+    const stopped = run(connection, [{ id: "d4", name: "t" }], {
+      prompts: person,
+      signal: stop.signal,
+    });
+    await expect.poll(() => opening).toEqual([LOGIN]);
+    stop.abort(new Error("shutting down"));
+    const { stream } = await stopped;
+    expect(shownIds(person.requests)).toEqual(["open_url"]);
+    expect(responseOf(stream, "d4").content).toContain("The user did not decline.");
+    expect(unpaired(stream)).toEqual([]);
+    // The connection's line is free: the next call runs.
+    const { stream: next } = await run(connection, [{ id: "d5", name: "t" }]);
+    expect(responseOf(next, "d5").content).toBe("ran");
+    expect(calls).toBe(2);
+  });
+
   it("after a round of pages, what the tool run sent again asks is never answered by an earlier run's answers, even after a restart", async () => {
     let signedIn = false;
     const told: unknown[] = [];
