@@ -8,6 +8,7 @@ import {
   type RunStop,
   type ToolCall,
 } from "../backends/executor.js";
+import type { ToolCoordinator } from "./tool-coordinator.js";
 
 /** Whether something stopped, and why: what `abortCause` and the prompt queue read. */
 export interface Stopped {
@@ -183,12 +184,14 @@ export class PassInput extends SignalOnRead implements ExecuteInput, BuiltinTool
   readonly arguments: JsonObject;
   readonly answers: Answers;
   readonly stop: RunStop;
+  readonly coordinator: ToolCoordinator;
 
-  constructor(call: ToolCall, answers: Answers, abort: RunAbort) {
+  constructor(call: ToolCall, answers: Answers, abort: RunAbort, coordinator: ToolCoordinator) {
     super(abort);
     this.call = call;
     this.arguments = call.arguments;
     this.answers = answers;
     this.stop = abort.stop;
+    this.coordinator = coordinator;
   }
 }

@@ -234,7 +234,9 @@ async function passes(
       try {
         state("running");
         ran = {
-          result: await executor.execute(new PassInput(call, walk.snapshot(), ctx.abort)),
+          result: await executor.execute(
+            new PassInput(call, walk.snapshot(), ctx.abort, ctx.coordinator),
+          ),
         };
       } catch (cause) {
         ran = { cause };

@@ -1,5 +1,6 @@
 import type { ConversationStream, JsonObject } from "@jp/conversation";
 import type {
+  ExecuteInput,
   Executor,
   ExecutorSource,
   ResolvedToolConfig,
@@ -151,15 +152,13 @@ class Connection implements McpConnection {
   readonly #options: McpServerOptions;
   readonly #client: Client;
   readonly #host: SessionHost;
-  readonly #sessions = new Map<string, CallSession>();
   readonly #remote = new Map<string, string>();
-  readonly #prompted = new Map<string, Set<string>>();
-  // The records of calls suspended without a conversation, kept in this process for their
-  // resume there: the same record the conversation would hold, by call.
-  readonly #kept = new Map<string, SuspendedMcpCall>();
-  // The conversations of the attached coordinators that gave one, with how many attached them.
-  readonly #streams = new Map<ConversationStream, number>();
-  #attached = 0;
+  // The calls of each attached coordinator: a call's id is unique only within its conversation.
+  readonly #attachments = new Map<ToolCoordinator, Attachment>();
+  // A detached coordinator's calls still suspended or running, for when it is attached again.
+  readonly #detached = new WeakMap<ToolCoordinator, Attachment>();
+  // Every attachment whose calls may still run: what close() ends.
+  readonly #held = new Set<Attachment>();
   // Executors by model-facing tool name: one per tool, shared by its calls.
   readonly #executors = new Map<string, Executor>();
   // 2025-era calls run one at a time: a pushed elicitation names no call.
@@ -250,7 +249,7 @@ class Connection implements McpConnection {
     return {
       execute: (input) => {
         try {
-          return this.#session(input.call, remote).pass(input);
+          return this.#session(this.#attachmentOf(input), input.call, remote).pass(input);
         } catch (error) {
           return Promise.reject(error);
         }
@@ -259,84 +258,95 @@ class Connection implements McpConnection {
   }
 
   attach(coordinator: ToolCoordinator, options: AttachOptions = {}): () => void {
+    const known = this.#attachments.get(coordinator);
+    const at = known ?? this.#detached.get(coordinator) ?? new Attachment(options.stream);
+    at.stream ??= options.stream;
+    at.count += 1;
+    if (known === undefined) this.#follow(coordinator, at);
+    let attached = true;
+    return () => {
+      if (!attached) return;
+      attached = false;
+      at.count -= 1;
+      if (at.count === 0) at.unfollow();
+    };
+  }
+
+  // Follows `coordinator`'s records for the calls it runs on this connection, until detached.
+  #follow(coordinator: ToolCoordinator, at: Attachment): void {
     const onRecorded: Parameters<typeof coordinator.on<"inquiry-recorded">>[1] = ({ event }) => {
       if (event.type !== "inquiry_response" || event.outcome !== "cancelled") return;
-      const at = parseInquiryId(event.id);
-      if (at === undefined) return;
-      const session = this.#sessions.get(at.callId);
-      if (session !== undefined) session.closed(at.questionId, event.reason);
-      // Only a call of this coordinator's conversation: another may hold a call of the same id.
-      else if (stream !== undefined) {
-        this.#closeSuspended(stream, at.callId, at.questionId, event.reason);
+      const found = parseInquiryId(event.id);
+      if (found === undefined) return;
+      const session = at.sessions.get(found.callId);
+      if (session !== undefined) session.closed(found.questionId, event.reason);
+      else if (at.stream !== undefined) {
+        this.#closeSuspended(at.stream, found.callId, found.questionId, event.reason);
       }
     };
     const onAnswered: Parameters<typeof coordinator.on<"prompt-answered">>[1] = (e) => {
       if (e.request.kind !== "question" || e.outcome !== "answer") return;
       if (!this.#remote.has(e.request.tool_name)) return;
       const callId = e.request.tool_call_id;
-      (this.#sessions.get(callId)?.prompted ?? this.#promptedIn(callId)).add(e.request.question.id);
+      (at.sessions.get(callId)?.prompted ?? at.promptedIn(callId)).add(e.request.question.id);
     };
-    const stream = options.stream;
     const onState: Parameters<typeof coordinator.on<"tool-state">>[1] = (e) => {
-      if (e.state === "suspended") this.#suspend(e.tool_call_id, stream);
-      else if (e.state === "completed") {
-        this.#sessions.get(e.tool_call_id)?.end();
-        this.#sessions.delete(e.tool_call_id);
-        if (this.#prompted.size > 0) this.#prompted.delete(e.tool_call_id);
-        if (this.#kept.size > 0) this.#kept.delete(e.tool_call_id);
-      }
+      if (e.state === "suspended") this.#suspend(at, e.tool_call_id);
+      else if (e.state === "completed") at.forget(e.tool_call_id);
     };
-    if (stream !== undefined) this.#streams.set(stream, (this.#streams.get(stream) ?? 0) + 1);
     coordinator.on("inquiry-recorded", onRecorded);
     coordinator.on("prompt-answered", onAnswered);
     coordinator.on("tool-state", onState);
-    this.#attached += 1;
-    let attached = true;
-    return () => {
-      if (!attached) return;
-      attached = false;
-      this.#attached -= 1;
+    this.#attachments.set(coordinator, at);
+    this.#detached.delete(coordinator);
+    this.#held.add(at);
+    at.unfollow = () => {
       coordinator.off("inquiry-recorded", onRecorded);
       coordinator.off("prompt-answered", onAnswered);
       coordinator.off("tool-state", onState);
-      if (stream !== undefined) {
-        const left = (this.#streams.get(stream) ?? 1) - 1;
-        if (left === 0) this.#streams.delete(stream);
-        else this.#streams.set(stream, left);
-      }
+      this.#attachments.delete(coordinator);
+      at.unfollow = () => {};
+      if (at.empty) this.#held.delete(at);
+      else this.#detached.set(coordinator, at);
     };
   }
 
-  // Answers a person gave at a prompt, by call: kept from the first answer on, since a resumed
-  // call's pending question is answered before its tool runs again.
-  #promptedIn(callId: string): Set<string> {
-    let ids = this.#prompted.get(callId);
-    if (ids === undefined) {
-      ids = new Set();
-      this.#prompted.set(callId, ids);
-    }
-    return ids;
+  // Which attached coordinator's calls `input` belongs to.
+  #attachmentOf(input: ExecuteInput): Attachment {
+    const owner = input.coordinator;
+    const at =
+      owner !== undefined
+        ? this.#attachments.get(owner)
+        : this.#attachments.size === 1
+          ? this.#attachments.values().next().value
+          : undefined;
+    if (at !== undefined) return at;
+    // Without the coordinator's records a closed question would leave the server waiting.
+    throw new Error(
+      owner === undefined && this.#attachments.size > 1
+        ? `the MCP connection "${this.name}" is attached to several coordinators, and the call's input does not name the one running it (ExecuteInput.coordinator)`
+        : `the MCP connection "${this.name}" is not attached to a coordinator: call attach(coordinator) before running its tools`,
+    );
   }
 
   // The coordinator left call `callId` waiting at a question: release what cannot wait, record
   // what a resume needs in the conversation, and forget the call here (a resume in this process
   // reads the record back, as another process would).
-  #suspend(callId: string, stream: ConversationStream | undefined): void {
-    const session = this.#sessions.get(callId);
+  #suspend(at: Attachment, callId: string): void {
+    const session = at.sessions.get(callId);
     if (session === undefined) return;
     const prompted = session.prompted;
     // Suspended after its tool finished (at the delivery of its result): nothing to go on with.
     if (session.finished) {
-      session.end();
-      this.#sessions.delete(callId);
-      this.#prompted.delete(callId);
+      at.forget(callId);
       return;
     }
     const round = session.suspend();
+    const { stream } = at;
     // Without the conversation, a round can only go on in this process, from memory.
     if (stream === undefined && round !== undefined) return;
-    this.#sessions.delete(callId);
-    this.#prompted.delete(callId);
+    at.sessions.delete(callId);
+    at.prompted.delete(callId);
     const gates = session.ids.gates();
     const spent = session.ids.spent();
     const record: SuspendedMcpCall = {
@@ -351,7 +361,7 @@ class Connection implements McpConnection {
     };
     // Without the conversation the call resumes in this process: its tool runs again, and its
     // opening questions must still not take a consent given to another page or form.
-    if (stream === undefined) this.#kept.set(callId, record);
+    if (stream === undefined) at.kept.set(callId, record);
     else writeSuspendedCall(stream, callId, record);
   }
 
@@ -399,50 +409,27 @@ class Connection implements McpConnection {
     });
   }
 
-  // What a call suspended earlier left in the conversation, taken out of it: a call that
-  // suspends again is recorded anew.
-  #restore(callId: string, remote: string): SuspendedMcpCall | undefined {
-    for (const stream of this.#streams.keys()) {
-      const record = readSuspendedCall(stream, callId, { server: this.name, tool: remote });
-      if (record === undefined) continue;
-      writeSuspendedCall(stream, callId, undefined);
-      return record;
-    }
-    return undefined;
-  }
-
   async close(): Promise<void> {
-    for (const session of this.#sessions.values()) session.end();
-    this.#sessions.clear();
-    this.#prompted.clear();
-    this.#kept.clear();
+    for (const at of this.#held) at.clear();
+    this.#held.clear();
     this.#watchdog.stop();
     await this.#client.close();
   }
 
-  #session(call: ToolCall, remote: string): CallSession {
-    if (this.#attached === 0) {
-      // Without the coordinator's records a closed question would leave the server waiting.
-      throw new Error(
-        `the MCP connection "${this.name}" is not attached to a coordinator: call attach(coordinator) before running its tools`,
-      );
-    }
-    const existing = this.#sessions.get(call.id);
+  #session(at: Attachment, call: ToolCall, remote: string): CallSession {
+    const existing = at.sessions.get(call.id);
     if (existing !== undefined) return existing;
     // What the call left when it was suspended: in the conversation, or kept in this process.
-    const earlier =
-      (this.#streams.size === 0 ? undefined : this.#restore(call.id, remote)) ??
-      this.#kept.get(call.id);
-    if (this.#kept.size > 0) this.#kept.delete(call.id);
+    const earlier = at.restore(call.id, { server: this.name, tool: remote });
     // Answers given before the call ran (a resumed call's pending question) become the session's.
-    const prompted = this.#prompted.get(call.id) ?? new Set<string>();
-    if (this.#prompted.size > 0) this.#prompted.delete(call.id);
+    const prompted = at.prompted.get(call.id) ?? new Set<string>();
+    if (at.prompted.size > 0) at.prompted.delete(call.id);
     for (const id of earlier?.prompted ?? []) prompted.add(id);
     const session =
       this.era === "modern"
         ? this.#roundCall(call, remote, prompted, earlier)
         : this.#lined(call, remote, prompted, earlier);
-    this.#sessions.set(call.id, session);
+    at.sessions.set(call.id, session);
     return session;
   }
 
@@ -506,6 +493,71 @@ class Connection implements McpConnection {
       ...(toolCallId === undefined ? {} : { tool_call_id: toolCallId }),
       message,
     });
+  }
+}
+
+/**
+ * What one attached coordinator's calls hold on a connection: its conversation (when given),
+ * its calls in flight, the questions a person answered in calls not yet running again, and the
+ * records of calls suspended without a conversation.
+ */
+class Attachment {
+  readonly sessions = new Map<string, CallSession>();
+  readonly prompted = new Map<string, Set<string>>();
+  // The records of calls suspended without a conversation, kept in this process for their
+  // resume there: the same record the conversation would hold, by call.
+  readonly kept = new Map<string, SuspendedMcpCall>();
+  /** How many times the coordinator is attached. */
+  count = 0;
+  /** Stops following the coordinator (set while it is followed). */
+  unfollow: () => void = () => {};
+
+  constructor(public stream: ConversationStream | undefined) {}
+
+  get empty(): boolean {
+    return this.sessions.size === 0 && this.prompted.size === 0 && this.kept.size === 0;
+  }
+
+  // Answers a person gave at a prompt, by call: kept from the first answer on, since a resumed
+  // call's pending question is answered before its tool runs again.
+  promptedIn(callId: string): Set<string> {
+    let ids = this.prompted.get(callId);
+    if (ids === undefined) {
+      ids = new Set();
+      this.prompted.set(callId, ids);
+    }
+    return ids;
+  }
+
+  // What a call suspended earlier left, taken out: the record in the conversation, or the one
+  // kept in memory. A call that suspends again is recorded anew.
+  restore(
+    callId: string,
+    expected: { readonly server: string; readonly tool: string },
+  ): SuspendedMcpCall | undefined {
+    let record: SuspendedMcpCall | undefined;
+    if (this.stream !== undefined) {
+      record = readSuspendedCall(this.stream, callId, expected);
+      if (record !== undefined) writeSuspendedCall(this.stream, callId, undefined);
+    }
+    record ??= this.kept.get(callId);
+    if (this.kept.size > 0) this.kept.delete(callId);
+    return record;
+  }
+
+  /** The call is done: whatever still waits is released. */
+  forget(callId: string): void {
+    this.sessions.get(callId)?.end();
+    this.sessions.delete(callId);
+    if (this.prompted.size > 0) this.prompted.delete(callId);
+    if (this.kept.size > 0) this.kept.delete(callId);
+  }
+
+  clear(): void {
+    for (const session of this.sessions.values()) session.end();
+    this.sessions.clear();
+    this.prompted.clear();
+    this.kept.clear();
   }
 }
 

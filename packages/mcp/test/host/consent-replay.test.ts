@@ -72,7 +72,8 @@ afterEach(async () => {
  * later; each pending question is then answered while the turn is suspended and the turn
  * resumed. Returns what the person was shown, what was opened and the stream.
  */
-async function consentThenResume(first: (run: number) => Ask, withStream: boolean) {
+async function consentThenResume(first: (run: number) => Ask, kept: Kept) {
+  const withStream = kept === "stream";
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server(first).connect(serverSide);
   const opened: string[] = [];
@@ -108,7 +109,7 @@ async function consentThenResume(first: (run: number) => Ask, withStream: boolea
     executors: connection,
     prompts: person,
   });
-  connection.attach(coordinator, withStream ? { stream } : {});
+  let detach = connection.attach(coordinator, withStream ? { stream } : {});
   let result = await coordinator.run([{ id: "c1", name: "link", arguments: {} }], {
     turn: new TurnState(),
   });
@@ -121,6 +122,10 @@ async function consentThenResume(first: (run: number) => Ask, withStream: boolea
           ? "Ada"
           : "accept";
       expect(answerPendingPrompt(stream, id, { type: "answer", value }).isOk()).toBe(true);
+    }
+    if (kept === "memory, attached again") {
+      detach();
+      detach = connection.attach(coordinator);
     }
     result = await coordinator.resume();
   }
@@ -136,10 +141,14 @@ const openingsShown = (shown: readonly PromptRequest[]) =>
 const questionIds = (shown: readonly PromptRequest[]) =>
   shown.map((r) => (r.kind === "question" ? r.question.id : r.kind));
 
+/** Where a suspended call's state waits for its resume. */
+type Kept = "stream" | "memory" | "memory, attached again";
+
 describe.each([
-  ["recorded in the conversation", true],
-  ["kept in memory (attached without the stream)", false],
-])("a consent %s answers only what it consented to", (_, withStream) => {
+  ["recorded in the conversation", "stream"],
+  ["kept in memory (attached without the stream)", "memory"],
+  ["kept in memory while the coordinator is detached and attached again", "memory, attached again"],
+] as const)("a consent %s answers only what it consented to", (_, withStream) => {
   it("a page on another host, asked when the tool runs again, is asked anew and not opened", async () => {
     const { shown, opened, stream, result } = await consentThenResume(
       (run) => ({
