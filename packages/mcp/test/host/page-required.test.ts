@@ -383,8 +383,14 @@ describe("a server that needs its page opened first (URLElicitationRequiredError
     );
   });
 
-  /** A connection to a server whose tool `t` does what `tool` says, and what it opened. */
-  async function serverDoing(tool: () => { content: { type: "text"; text: string }[] }) {
+  /**
+   * A connection to a server whose tool `t` does what `tool` says (told which call of it this
+   * is), and what it opened; `openUrl` replaces the host's opening, which records the URL.
+   */
+  async function serverDoing(
+    tool: (call: number) => { content: { type: "text"; text: string }[] },
+    openUrl?: (url: string) => Promise<void>,
+  ) {
     const server = new McpServer({ name: "s", version: "1" });
     let calls = 0;
     server.registerTool(
@@ -392,13 +398,13 @@ describe("a server that needs its page opened first (URLElicitationRequiredError
       { description: "", inputSchema: fromJsonSchema({ type: "object" }) },
       async () => {
         calls += 1;
-        return tool();
+        return tool(calls);
       },
     );
     const opened: string[] = [];
     const connection = await connectIn(server, {
       name: "s",
-      openUrl: (url) => void opened.push(url),
+      openUrl: openUrl ?? ((url) => void opened.push(url)),
     });
     return { connection, opened, calls: () => calls };
   }
@@ -443,27 +449,15 @@ describe("a server that needs its page opened first (URLElicitationRequiredError
   });
 
   it("a call that ends while its page is being opened asks nothing more and sends no call", async () => {
-    const server = new McpServer({ name: "s", version: "1" });
-    let calls = 0;
-    server.registerTool(
-      "t",
-      { description: "", inputSchema: fromJsonSchema({ type: "object" }) },
-      async () => {
-        calls += 1;
-        return needsPage(LOGIN)();
-      },
-    );
     let connection: McpConnection | undefined;
-    connection = await connectIn(server, {
-      name: "s",
-      openUrl: async () => {
-        await connection?.close(); // the host shuts down while the page opens
-      },
+    const served = await serverDoing(needsPage(LOGIN), async () => {
+      await connection?.close(); // the host shuts down while the page opens
     });
+    connection = served.connection;
     const person = new MockPromptBackend({ questions: [answer("open"), answer("continue")] });
     const { stream } = await run(connection, [{ id: "d3", name: "t" }], { prompts: person });
     expect(shownIds(person.requests)).toEqual(["open_url"]);
-    expect(calls).toBe(1);
+    expect(served.calls()).toBe(1);
     expect(responseOf(stream, "d3").content).toContain(
       "the call ended while its pages were asked about",
     );
@@ -471,24 +465,14 @@ describe("a server that needs its page opened first (URLElicitationRequiredError
   });
 
   it("a page whose opening never settles holds nothing past the run's stop", async () => {
-    const server = new McpServer({ name: "s", version: "1" });
-    let calls = 0;
-    server.registerTool(
-      "t",
-      { description: "", inputSchema: fromJsonSchema({ type: "object" }) },
-      async () => {
-        calls += 1;
-        return calls === 1 ? needsPage(LOGIN)() : { content: [{ type: "text", text: "ran" }] };
-      },
-    );
     const opening: string[] = [];
-    const connection = await connectIn(server, {
-      name: "s",
-      openUrl: (url) => {
+    const { connection, calls } = await serverDoing(
+      (call) => (call === 1 ? needsPage(LOGIN)() : { content: [{ type: "text", text: "ran" }] }),
+      (url) => {
         opening.push(url);
         return new Promise<void>(() => {});
       },
-    });
+    );
     const stop = new AbortController();
     const person = new MockPromptBackend({ questions: [answer("open"), answer("continue")] });
     const stopped = run(connection, [{ id: "d4", name: "t" }], {
@@ -504,7 +488,7 @@ describe("a server that needs its page opened first (URLElicitationRequiredError
     // The connection's line is free: the next call runs.
     const { stream: next } = await run(connection, [{ id: "d5", name: "t" }]);
     expect(responseOf(next, "d5").content).toBe("ran");
-    expect(calls).toBe(2);
+    expect(calls()).toBe(2);
   });
 
   it("after a round of pages, what the tool run sent again asks is never answered by an earlier run's answers, even after a restart", async () => {
