@@ -89,6 +89,38 @@ export interface RunSetup {
   readonly signal?: AbortSignal;
 }
 
+/** A person who leaves every question for later: the turn suspends at each. */
+export const LATER: PromptBackend = {
+  isHumanReachable: () => true,
+  ask: async () => ({ type: "later" }) as never,
+};
+
+/**
+ * A coordinator for `connection` recording in `stream` (default: a new conversation with one
+ * turn), its questions going to `prompts` (default: {@link LATER}), attached with its
+ * conversation unless `withStream` is false.
+ */
+export function attachedCoordinator(
+  connection: McpConnection,
+  options: {
+    readonly prompts?: PromptBackend;
+    readonly stream?: ConversationStream;
+    readonly tools?: ToolsConfig;
+    readonly withStream?: boolean;
+  } = {},
+) {
+  const stream = options.stream ?? ConversationStream.empty();
+  if (options.stream === undefined) stream.startTurn("Go.");
+  const coordinator = new ToolCoordinator({
+    stream,
+    tools: options.tools ?? UNATTENDED,
+    executors: connection,
+    prompts: options.prompts ?? LATER,
+  });
+  const detach = connection.attach(coordinator, options.withStream === false ? {} : { stream });
+  return { stream, coordinator, detach };
+}
+
 /** Runs tool calls through a fresh coordinator attached to `connection`. */
 export async function run(
   connection: McpConnection,

@@ -1,13 +1,7 @@
 // How a 2026-07-28 round ends when it ends without the person's answers: what the server is sent,
 // with which arguments, and never twice.
-import { ConversationStream, type JsonObject } from "@jp/conversation";
-import {
-  answerPendingPrompt,
-  type PromptBackend,
-  ToolCoordinator,
-  type ToolsConfig,
-  TurnState,
-} from "@jp/coordinator";
+import type { ConversationStream, JsonObject } from "@jp/conversation";
+import { answerPendingPrompt, type PromptBackend, TurnState } from "@jp/coordinator";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import {
   createMcpHandler,
@@ -17,8 +11,8 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { afterEach, describe, expect, it } from "vitest";
-import { connectMcpServer, type McpConnection } from "../../src/index.js";
-import { UNATTENDED } from "../support.js";
+import { connectMcpServer } from "../../src/index.js";
+import { attachedCoordinator } from "../support.js";
 
 /** What the server's tool saw on each request: its arguments and the response to `f`, if any. */
 interface Seen {
@@ -79,18 +73,6 @@ async function connect(onRetry?: () => Promise<void>) {
   return { connection, seen };
 }
 
-function coordinatorFor(
-  connection: McpConnection,
-  prompts: PromptBackend,
-  tools: ToolsConfig = UNATTENDED,
-) {
-  const stream = ConversationStream.empty();
-  stream.startTurn("Go.");
-  const coordinator = new ToolCoordinator({ stream, tools, executors: connection, prompts });
-  connection.attach(coordinator, { stream });
-  return { stream, coordinator };
-}
-
 const answers = (values: Record<string, unknown>): PromptBackend => ({
   isHumanReachable: () => true,
   ask: async (request) => {
@@ -108,10 +90,9 @@ describe("a 2026-07-28 round that ends without the person's answers", () => {
       abort.abort(); // the host stops the run while the server works on the answers
       await new Promise((done) => setTimeout(done, 100));
     });
-    const { coordinator } = coordinatorFor(
-      connection,
-      answers({ respond: "accept", name: "ada", city: "paris" }),
-    );
+    const { coordinator } = attachedCoordinator(connection, {
+      prompts: answers({ respond: "accept", name: "ada", city: "paris" }),
+    });
     const { responses } = await coordinator.run([{ id: "c1", name: "t", arguments: {} }], {
       turn: new TurnState(),
       signal: abort.signal,
@@ -131,7 +112,10 @@ describe("a 2026-07-28 round that ends without the person's answers", () => {
           ? { type: "edit", arguments: { path: "/data/tmp" } }
           : { type: "later" }) as never,
     };
-    const { stream, coordinator } = coordinatorFor(connection, person, { "*": { run: "ask" } });
+    const { stream, coordinator } = attachedCoordinator(connection, {
+      prompts: person,
+      tools: { "*": { run: "ask" } },
+    });
     const suspended = await coordinator.run(
       [{ id: "c2", name: "t", arguments: { path: "/data" } }],
       { turn: new TurnState() },
@@ -161,7 +145,7 @@ describe("a 2026-07-28 round that ends without the person's answers", () => {
         return { type: "answer", value: "paris" } as never;
       },
     };
-    const { coordinator } = coordinatorFor(connection, person);
+    const { coordinator } = attachedCoordinator(connection, { prompts: person });
     const suspended = await coordinator.run([{ id: "c3", name: "t", arguments: {} }], {
       turn: new TurnState(),
     });
@@ -177,15 +161,11 @@ describe("a 2026-07-28 round that ends without the person's answers", () => {
   });
 
   it("closed in one conversation, it touches no other conversation's call of the same id", async () => {
-    const later: PromptBackend = {
-      isHumanReachable: () => true,
-      ask: async () => ({ type: "later" }) as never,
-    };
     const { connection, seen } = await connect();
     // Two conversations, each suspended at a call "c1" by an earlier process of its own.
     const suspendedAt = async (conversation: string) => {
       const { connection: earlier } = await connect();
-      const { stream, coordinator } = coordinatorFor(earlier, later);
+      const { stream, coordinator } = attachedCoordinator(earlier);
       await coordinator.run([{ id: "c1", name: "t", arguments: { conversation } }], {
         turn: new TurnState(),
       });
@@ -197,16 +177,8 @@ describe("a 2026-07-28 round that ends without the person's answers", () => {
       (stream.events.find((e) => e.type === "tool_call_request") as { metadata?: JsonObject })
         .metadata?.["jp.mcp/call"];
     // A host process attaches B's conversation first, then A's, and the person cancels A's.
-    const coordinatorOf = (stream: ConversationStream) => {
-      const coordinator = new ToolCoordinator({
-        stream,
-        tools: UNATTENDED,
-        executors: connection,
-        prompts: later,
-      });
-      connection.attach(coordinator, { stream });
-      return coordinator;
-    };
+    const coordinatorOf = (stream: ConversationStream) =>
+      attachedCoordinator(connection, { stream }).coordinator;
     coordinatorOf(b);
     const forA = coordinatorOf(a);
     answerPendingPrompt(a, "c1.respond.1", { type: "cancelled" });

@@ -17,7 +17,15 @@ import { createMcpHandler } from "@modelcontextprotocol/server";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { connectMcpServer, type McpConnection } from "../../src/index.js";
 import { createElicitServer } from "../fixtures/elicit-tools.js";
-import { elicitLog, inquiries, responseOf, run, UNATTENDED, unpaired } from "../support.js";
+import {
+  attachedCoordinator,
+  elicitLog,
+  inquiries,
+  responseOf,
+  run,
+  UNATTENDED,
+  unpaired,
+} from "../support.js";
 
 const answer = (value: JsonValue): QuestionReply => ({ type: "answer", value });
 const log = elicitLog();
@@ -231,15 +239,7 @@ describe("2026-07-28 in process, through the SDK's web handler", () => {
   ])(
     "a round whose question is cancelled while the turn is suspended reaches the server as the person's cancel, %s",
     async (_, withStream) => {
-      const stream = ConversationStream.empty();
-      stream.startTurn("Go.");
-      const coordinator = new ToolCoordinator({
-        stream,
-        tools: UNATTENDED,
-        executors: server,
-        prompts: { isHumanReachable: () => true, ask: async () => ({ type: "later" }) as never },
-      });
-      const detach = server.attach(coordinator, withStream ? { stream } : {});
+      const { stream, coordinator, detach } = attachedCoordinator(server, { withStream });
       try {
         const suspended = await coordinator.run([{ id: "w3", name: "contact", arguments: {} }], {
           turn: new TurnState(),

@@ -18,7 +18,14 @@ import {
 } from "@modelcontextprotocol/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { connectMcpServer, type McpConnection } from "../../src/index.js";
-import { inquiries, responseOf, run, UNATTENDED, unpaired } from "../support.js";
+import {
+  attachedCoordinator,
+  inquiries,
+  responseOf,
+  run,
+  UNATTENDED,
+  unpaired,
+} from "../support.js";
 
 const LOGIN = "https://auth.example.com/login";
 const answer = (value: JsonValue) => ({ type: "answer", value }) as const;
@@ -54,15 +61,7 @@ async function answeredLater(
   answer: (id: string, text: string) => JsonValue,
   rounds = 8,
 ) {
-  const stream = ConversationStream.empty();
-  stream.startTurn("Go.");
-  const coordinator = new ToolCoordinator({
-    stream,
-    tools: UNATTENDED,
-    executors: connection,
-    prompts: { isHumanReachable: () => true, ask: async () => ({ type: "later" }) as never },
-  });
-  connection.attach(coordinator, { stream });
+  const { stream, coordinator } = attachedCoordinator(connection);
   let result = await coordinator.run([{ ...call, arguments: {} }], { turn: new TurnState() });
   const asked: string[] = [];
   for (let round = 0; result.pending.length > 0 && round < rounds; round++) {

@@ -10,7 +10,15 @@ import { createMcpHandler } from "@modelcontextprotocol/server";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { connectMcpServer, type McpConnection } from "../../src/index.js";
 import { createElicitServer } from "../fixtures/elicit-tools.js";
-import { elicitLog, inquiries, responseOf, run, UNATTENDED, unpaired } from "../support.js";
+import {
+  attachedCoordinator,
+  elicitLog,
+  inquiries,
+  responseOf,
+  run,
+  UNATTENDED,
+  unpaired,
+} from "../support.js";
 
 const answer = (value: JsonValue) => ({ type: "answer", value }) as const;
 const after = (ms: number, value: JsonValue) => async () => {
@@ -91,19 +99,10 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("two conversations on %s", 
   });
 
   it("suspended in both and answered apart, each call resumes from its own conversation's record", async () => {
-    const later = { isHumanReachable: () => true, ask: async () => ({ type: "later" }) as never };
-    const conversations = ["Ada", "Bob"].map((name) => {
-      const stream = ConversationStream.empty();
-      stream.startTurn("Go.");
-      const coordinator = new ToolCoordinator({
-        stream,
-        tools: UNATTENDED,
-        executors: connection,
-        prompts: later,
-      });
-      connection.attach(coordinator, { stream });
-      return { name, stream, coordinator };
-    });
+    const conversations = ["Ada", "Bob"].map((name) => ({
+      name,
+      ...attachedCoordinator(connection),
+    }));
     let results = await Promise.all(
       conversations.map(({ coordinator }) =>
         coordinator.run([{ id: "call_1", name: "contact", arguments: {} }], {
