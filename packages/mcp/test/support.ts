@@ -87,6 +87,8 @@ export interface RunSetup {
   readonly tools?: ToolsConfig;
   readonly promptTimeoutMs?: number;
   readonly signal?: AbortSignal;
+  /** Attach the coordinator to the connection (default); false runs it unattached. */
+  readonly attach?: boolean;
 }
 
 /** A person who leaves every question for later: the turn suspends at each. */
@@ -135,7 +137,7 @@ export async function run(
     executors: connection,
     ...(setup.prompts === undefined ? {} : { prompts: setup.prompts }),
   });
-  const detach = connection.attach(coordinator);
+  const detach = setup.attach === false ? () => {} : connection.attach(coordinator);
   try {
     const result = await coordinator.run(
       calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments ?? {} })),

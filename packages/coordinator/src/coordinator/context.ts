@@ -20,7 +20,6 @@ import type { CallEscalations } from "./escalation.js";
 import type { CoordinatorEvents, PromptOutcome, PromptRefusal } from "./events.js";
 import type { PromptQueue } from "./prompt-queue.js";
 import { type RunAbort, SignalOnRead, type Stopped } from "./run-abort.js";
-import type { ToolCoordinator } from "./tool-coordinator.js";
 
 /** What every tool call of one `run` shares. */
 export interface RunContext {
@@ -35,8 +34,6 @@ export interface RunContext {
   readonly endTurn: () => void;
   readonly queue: PromptQueue;
   readonly emitter: EventEmitter<CoordinatorEvents>;
-  /** The coordinator of the run: what tells its calls from another's in a shared executor. */
-  readonly coordinator: ToolCoordinator;
   /** Why no human is reachable, when none is. */
   readonly unreachable: Unreachable | undefined;
   /** How long a person has to answer one prompt once it is shown; no limit when absent. */

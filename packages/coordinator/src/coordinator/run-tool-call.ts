@@ -235,7 +235,7 @@ async function passes(
         state("running");
         ran = {
           result: await executor.execute(
-            new PassInput(call, walk.snapshot(), ctx.abort, ctx.coordinator),
+            new PassInput(call, walk.snapshot(), ctx.abort, ctx.stream),
           ),
         };
       } catch (cause) {

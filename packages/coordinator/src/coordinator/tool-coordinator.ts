@@ -214,6 +214,11 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     return this.#options.tools;
   }
 
+  /** The conversation the coordinator records in (as each executor's input names it). */
+  get stream(): ConversationStream {
+    return this.#options.stream;
+  }
+
   /** The resolved configuration of a tool, as the coordinator will apply it. */
   config(name: string): ResolvedToolConfig {
     let resolved = this.#resolved.get(name);
@@ -354,7 +359,6 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
       },
       queue: this.#queue,
       emitter: this,
-      coordinator: this,
       promptTimeoutMs: promptTimeout(options.promptTimeoutMs),
       secrets: new SecretMask(),
       suspend,

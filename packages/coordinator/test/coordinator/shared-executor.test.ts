@@ -6,10 +6,10 @@ import { MockExecutor, MockExecutorSource } from "../../src/testing/index.js";
 import { coordinatorFor } from "../helpers.js";
 import { booleanQuestion, call, UNATTENDED } from "../support.js";
 
-it("each pass names the coordinator running it, so two conversations' calls of one id stay apart", async () => {
-  const seen: ExecuteInput["coordinator"][] = [];
+it("each pass names its conversation, so two conversations' calls of one id stay apart", async () => {
+  const seen: ExecuteInput["conversation"][] = [];
   const tool = new MockExecutor(async (input) => {
-    seen.push(input.coordinator);
+    seen.push(input.conversation);
     if (input.answers.ok === undefined) {
       return { type: "needs_input", question: booleanQuestion("ok") };
     }
@@ -20,13 +20,14 @@ it("each pass names the coordinator running it, so two conversations' calls of o
     isHumanReachable: () => true,
     ask: async () => ({ type: "answer", value: true }) as never,
   };
-  const one = coordinatorFor({ tools: UNATTENDED, executors, prompts: yes }).coordinator;
-  const two = coordinatorFor({ tools: UNATTENDED, executors, prompts: yes }).coordinator;
+  const one = coordinatorFor({ tools: UNATTENDED, executors, prompts: yes });
+  const two = coordinatorFor({ tools: UNATTENDED, executors, prompts: yes });
   await Promise.all([
-    one.run([call("call_1", "work")], { turn: new TurnState() }),
-    two.run([call("call_1", "work")], { turn: new TurnState() }),
+    one.coordinator.run([call("call_1", "work")], { turn: new TurnState() }),
+    two.coordinator.run([call("call_1", "work")], { turn: new TurnState() }),
   ]);
   expect(seen).toHaveLength(4);
-  expect(seen.filter((c) => c === one)).toHaveLength(2);
-  expect(seen.filter((c) => c === two)).toHaveLength(2);
+  expect(seen.filter((c) => c === one.stream)).toHaveLength(2);
+  expect(seen.filter((c) => c === two.stream)).toHaveLength(2);
+  expect(one.coordinator.stream).toBe(one.stream);
 });

@@ -1,7 +1,7 @@
 import type { ConversationStream, JsonObject } from "@jp/conversation";
 import type {
-  ExecuteInput,
   Executor,
+  ExecutorResult,
   ExecutorSource,
   ResolvedToolConfig,
   ToolCall,
@@ -153,12 +153,16 @@ class Connection implements McpConnection {
   readonly #client: Client;
   readonly #host: SessionHost;
   readonly #remote = new Map<string, string>();
-  // The calls of each attached coordinator: a call's id is unique only within its conversation.
-  readonly #attachments = new Map<ToolCoordinator, Attachment>();
-  // A detached coordinator's calls still suspended or running, for when it is attached again.
-  readonly #detached = new WeakMap<ToolCoordinator, Attachment>();
-  // Every attachment whose calls may still run: what close() ends.
-  readonly #held = new Set<Attachment>();
+  // The calls of each conversation (a tool call's id is unique only within its conversation);
+  // a conversation's entry goes once it holds nothing.
+  readonly #conversations = new Map<ConversationKey, ConversationCalls>();
+  // The attached coordinators: how many times each is attached, and what stops following it.
+  readonly #followed = new Map<ToolCoordinator, { count: number; readonly unfollow: () => void }>();
+  // The conversations attached with `stream` (their calls' state is recorded in them), with how
+  // many attachments gave each.
+  readonly #durable = new Map<ConversationStream, number>();
+  // The conversations of the attached coordinators, with how many coordinators record in each.
+  readonly #watched = new Map<ConversationStream, number>();
   // Executors by model-facing tool name: one per tool, shared by its calls.
   readonly #executors = new Map<string, Executor>();
   // 2025-era calls run one at a time: a pushed elicitation names no call.
@@ -169,6 +173,9 @@ class Connection implements McpConnection {
   };
   readonly #leaveLine = (call: PushCall) => {
     if (this.#current === call) this.#current = undefined;
+    // A stopped call's controller holds its stop's reason, an error whose stack trace holds the
+    // frames (and the coordinator) it was made in: let it go now, not at the next call.
+    if (this.#lineAbort.signal.aborted) this.#lineAbort = new AbortController();
   };
   readonly #watchdog: Watchdog;
   #lineAbort = new AbortController();
@@ -248,105 +255,141 @@ class Connection implements McpConnection {
   #executorOf(remote: string): Executor {
     return {
       execute: (input) => {
+        const conversation = input.conversation ?? NO_CONVERSATION;
+        let passed: Promise<ExecutorResult>;
         try {
-          return this.#session(this.#attachmentOf(input), input.call, remote).pass(input);
+          passed = this.#session(conversation, input.call, remote).pass(input);
         } catch (error) {
           return Promise.reject(error);
         }
+        if (conversation !== NO_CONVERSATION && this.#watched.has(conversation)) return passed;
+        // Nobody follows this conversation's records (a sub-agent's coordinator, not attached):
+        // the call is let go here once its tool has finished or failed.
+        return passed.then(
+          (result) => {
+            if (result.type === "completed") this.#forget(conversation, input.call.id);
+            return result;
+          },
+          (error: unknown) => {
+            this.#forget(conversation, input.call.id);
+            throw error;
+          },
+        );
       },
     };
   }
 
   attach(coordinator: ToolCoordinator, options: AttachOptions = {}): () => void {
-    const known = this.#attachments.get(coordinator);
-    const at = known ?? this.#detached.get(coordinator) ?? new Attachment(options.stream);
-    at.stream ??= options.stream;
-    at.count += 1;
-    if (known === undefined) this.#follow(coordinator, at);
-    let attached = true;
+    const { stream } = options;
+    if (stream !== undefined && stream !== coordinator.stream) {
+      throw new Error(
+        `attach(coordinator, { stream }): the stream given is not the conversation this coordinator records in (coordinator.stream)`,
+      );
+    }
+    if (stream !== undefined) tally(this.#durable, stream, 1);
+    let following = this.#followed.get(coordinator);
+    if (following === undefined) {
+      following = { count: 0, unfollow: this.#follow(coordinator) };
+      this.#followed.set(coordinator, following);
+    }
+    following.count += 1;
+    const attached = following;
+    let detached = false;
     return () => {
-      if (!attached) return;
-      attached = false;
-      at.count -= 1;
-      if (at.count === 0) at.unfollow();
+      if (detached) return;
+      detached = true;
+      attached.count -= 1;
+      if (attached.count === 0) {
+        attached.unfollow();
+        this.#followed.delete(coordinator);
+      }
+      if (stream !== undefined) tally(this.#durable, stream, -1);
     };
   }
 
-  // Follows `coordinator`'s records for the calls it runs on this connection, until detached.
-  #follow(coordinator: ToolCoordinator, at: Attachment): void {
+  // Follows `coordinator`'s records for the calls of its conversation; returns what stops it.
+  #follow(coordinator: ToolCoordinator): () => void {
+    const conversation = coordinator.stream;
     const onRecorded: Parameters<typeof coordinator.on<"inquiry-recorded">>[1] = ({ event }) => {
       if (event.type !== "inquiry_response" || event.outcome !== "cancelled") return;
       const found = parseInquiryId(event.id);
       if (found === undefined) return;
-      const session = at.sessions.get(found.callId);
+      const key = this.#holding(conversation, found.callId);
+      const session = this.#conversations.get(key)?.sessions.get(found.callId);
       if (session !== undefined) session.closed(found.questionId, event.reason);
-      else if (at.stream !== undefined) {
-        this.#closeSuspended(at.stream, found.callId, found.questionId, event.reason);
+      else if (this.#durable.has(conversation)) {
+        this.#closeSuspended(conversation, found.callId, found.questionId, event.reason);
       }
     };
     const onAnswered: Parameters<typeof coordinator.on<"prompt-answered">>[1] = (e) => {
       if (e.request.kind !== "question" || e.outcome !== "answer") return;
       if (!this.#remote.has(e.request.tool_name)) return;
       const callId = e.request.tool_call_id;
-      (at.sessions.get(callId)?.prompted ?? at.promptedIn(callId)).add(e.request.question.id);
+      const calls = this.#callsOf(this.#holding(conversation, callId));
+      (calls.sessions.get(callId)?.prompted ?? calls.promptedIn(callId)).add(e.request.question.id);
     };
     const onState: Parameters<typeof coordinator.on<"tool-state">>[1] = (e) => {
-      if (e.state === "suspended") this.#suspend(at, e.tool_call_id);
-      else if (e.state === "completed") at.forget(e.tool_call_id);
+      const key = this.#holding(conversation, e.tool_call_id);
+      if (e.state === "suspended") this.#suspend(key, e.tool_call_id);
+      else if (e.state === "completed") this.#forget(key, e.tool_call_id);
     };
     coordinator.on("inquiry-recorded", onRecorded);
     coordinator.on("prompt-answered", onAnswered);
     coordinator.on("tool-state", onState);
-    this.#attachments.set(coordinator, at);
-    this.#detached.delete(coordinator);
-    this.#held.add(at);
-    at.unfollow = () => {
+    tally(this.#watched, conversation, 1);
+    return () => {
       coordinator.off("inquiry-recorded", onRecorded);
       coordinator.off("prompt-answered", onAnswered);
       coordinator.off("tool-state", onState);
-      this.#attachments.delete(coordinator);
-      at.unfollow = () => {};
-      if (at.empty) this.#held.delete(at);
-      else this.#detached.set(coordinator, at);
+      tally(this.#watched, conversation, -1);
     };
   }
 
-  // Which attached coordinator's calls `input` belongs to.
-  #attachmentOf(input: ExecuteInput): Attachment {
-    const owner = input.coordinator;
-    const at =
-      owner !== undefined
-        ? this.#attachments.get(owner)
-        : this.#attachments.size === 1
-          ? this.#attachments.values().next().value
-          : undefined;
-    if (at !== undefined) return at;
-    // Without the coordinator's records a closed question would leave the server waiting.
-    throw new Error(
-      owner === undefined && this.#attachments.size > 1
-        ? `the MCP connection "${this.name}" is attached to several coordinators, and the call's input does not name the one running it (ExecuteInput.coordinator)`
-        : `the MCP connection "${this.name}" is not attached to a coordinator: call attach(coordinator) before running its tools`,
-    );
+  // Where call `callId` of `conversation` runs: in its conversation, or with the calls of inputs
+  // that named none (a runner of the host's own), found by the call's id alone.
+  #holding(conversation: ConversationStream, callId: string): ConversationKey {
+    if (this.#conversations.get(conversation)?.sessions.has(callId) === true) return conversation;
+    const unnamed = this.#conversations.get(NO_CONVERSATION);
+    return unnamed?.sessions.has(callId) === true ? NO_CONVERSATION : conversation;
+  }
+
+  // The calls of `conversation`, made when first needed.
+  #callsOf(conversation: ConversationKey): ConversationCalls {
+    let calls = this.#conversations.get(conversation);
+    if (calls === undefined) {
+      calls = new ConversationCalls();
+      this.#conversations.set(conversation, calls);
+    }
+    return calls;
+  }
+
+  // The call is done: whatever still waits is released, and an emptied conversation let go.
+  #forget(conversation: ConversationKey, callId: string): void {
+    const calls = this.#conversations.get(conversation);
+    if (calls === undefined) return;
+    calls.forget(callId);
+    if (calls.empty) this.#conversations.delete(conversation);
   }
 
   // The coordinator left call `callId` waiting at a question: release what cannot wait, record
   // what a resume needs in the conversation, and forget the call here (a resume in this process
   // reads the record back, as another process would).
-  #suspend(at: Attachment, callId: string): void {
-    const session = at.sessions.get(callId);
-    if (session === undefined) return;
+  #suspend(conversation: ConversationKey, callId: string): void {
+    const calls = this.#conversations.get(conversation);
+    const session = calls?.sessions.get(callId);
+    if (calls === undefined || session === undefined) return;
     const prompted = session.prompted;
     // Suspended after its tool finished (at the delivery of its result): nothing to go on with.
     if (session.finished) {
-      at.forget(callId);
+      this.#forget(conversation, callId);
       return;
     }
     const round = session.suspend();
-    const { stream } = at;
+    const durable = conversation !== NO_CONVERSATION && this.#durable.has(conversation);
     // Without the conversation, a round can only go on in this process, from memory.
-    if (stream === undefined && round !== undefined) return;
-    at.sessions.delete(callId);
-    at.prompted.delete(callId);
+    if (!durable && round !== undefined) return;
+    calls.sessions.delete(callId);
+    calls.prompted.delete(callId);
     const gates = session.ids.gates();
     const spent = session.ids.spent();
     const record: SuspendedMcpCall = {
@@ -361,8 +404,10 @@ class Connection implements McpConnection {
     };
     // Without the conversation the call resumes in this process: its tool runs again, and its
     // opening questions must still not take a consent given to another page or form.
-    if (stream === undefined) at.kept.set(callId, record);
-    else writeSuspendedCall(stream, callId, record);
+    if (conversation !== NO_CONVERSATION && durable) {
+      writeSuspendedCall(conversation, callId, record);
+      if (calls.empty) this.#conversations.delete(conversation);
+    } else calls.kept.set(callId, record);
   }
 
   // The coordinator closed a question of a call suspended earlier, before its tool ran again (a
@@ -410,26 +455,39 @@ class Connection implements McpConnection {
   }
 
   async close(): Promise<void> {
-    for (const at of this.#held) at.clear();
-    this.#held.clear();
+    for (const calls of this.#conversations.values()) calls.clear();
+    this.#conversations.clear();
     this.#watchdog.stop();
     await this.#client.close();
   }
 
-  #session(at: Attachment, call: ToolCall, remote: string): CallSession {
-    const existing = at.sessions.get(call.id);
+  #session(conversation: ConversationKey, call: ToolCall, remote: string): CallSession {
+    if (this.#followed.size === 0) {
+      // Without the coordinator's records a closed question would leave the server waiting.
+      throw new Error(
+        `the MCP connection "${this.name}" is not attached to a coordinator: call attach(coordinator) before running its tools`,
+      );
+    }
+    const calls = this.#callsOf(conversation);
+    const existing = calls.sessions.get(call.id);
     if (existing !== undefined) return existing;
     // What the call left when it was suspended: in the conversation, or kept in this process.
-    const earlier = at.restore(call.id, { server: this.name, tool: remote });
+    const earlier = calls.restore(
+      call.id,
+      { server: this.name, tool: remote },
+      conversation !== NO_CONVERSATION && this.#durable.has(conversation)
+        ? conversation
+        : undefined,
+    );
     // Answers given before the call ran (a resumed call's pending question) become the session's.
-    const prompted = at.prompted.get(call.id) ?? new Set<string>();
-    if (at.prompted.size > 0) at.prompted.delete(call.id);
+    const prompted = calls.prompted.get(call.id) ?? new Set<string>();
+    if (calls.prompted.size > 0) calls.prompted.delete(call.id);
     for (const id of earlier?.prompted ?? []) prompted.add(id);
     const session =
       this.era === "modern"
         ? this.#roundCall(call, remote, prompted, earlier)
         : this.#lined(call, remote, prompted, earlier);
-    at.sessions.set(call.id, session);
+    calls.sessions.set(call.id, session);
     return session;
   }
 
@@ -496,23 +554,28 @@ class Connection implements McpConnection {
   }
 }
 
+/** Counts `key` up or down in `counts`; a key counted down to 0 is taken out. */
+function tally<K>(counts: Map<K, number>, key: K, by: 1 | -1): void {
+  const count = (counts.get(key) ?? 0) + by;
+  if (count <= 0) counts.delete(key);
+  else counts.set(key, count);
+}
+
+/** A conversation, or the calls of inputs that name none (made outside a coordinator). */
+type ConversationKey = ConversationStream | typeof NO_CONVERSATION;
+const NO_CONVERSATION = Symbol("no conversation");
+
 /**
- * What one attached coordinator's calls hold on a connection: its conversation (when given),
- * its calls in flight, the questions a person answered in calls not yet running again, and the
- * records of calls suspended without a conversation.
+ * What one conversation's calls hold on a connection: its calls in flight, the questions a
+ * person answered in calls not yet running again, and the records of calls suspended while its
+ * coordinator was attached without the conversation.
  */
-class Attachment {
+class ConversationCalls {
   readonly sessions = new Map<string, CallSession>();
   readonly prompted = new Map<string, Set<string>>();
-  // The records of calls suspended without a conversation, kept in this process for their
+  // The records of calls suspended without the conversation, kept in this process for their
   // resume there: the same record the conversation would hold, by call.
   readonly kept = new Map<string, SuspendedMcpCall>();
-  /** How many times the coordinator is attached. */
-  count = 0;
-  /** Stops following the coordinator (set while it is followed). */
-  unfollow: () => void = () => {};
-
-  constructor(public stream: ConversationStream | undefined) {}
 
   get empty(): boolean {
     return this.sessions.size === 0 && this.prompted.size === 0 && this.kept.size === 0;
@@ -529,16 +592,18 @@ class Attachment {
     return ids;
   }
 
-  // What a call suspended earlier left, taken out: the record in the conversation, or the one
-  // kept in memory. A call that suspends again is recorded anew.
+  // What a call suspended earlier left, taken out: its record in `stream` (the conversation,
+  // when attached with it), or the one kept in memory. A call that suspends again is recorded
+  // anew.
   restore(
     callId: string,
     expected: { readonly server: string; readonly tool: string },
+    stream: ConversationStream | undefined,
   ): SuspendedMcpCall | undefined {
     let record: SuspendedMcpCall | undefined;
-    if (this.stream !== undefined) {
-      record = readSuspendedCall(this.stream, callId, expected);
-      if (record !== undefined) writeSuspendedCall(this.stream, callId, undefined);
+    if (stream !== undefined) {
+      record = readSuspendedCall(stream, callId, expected);
+      if (record !== undefined) writeSuspendedCall(stream, callId, undefined);
     }
     record ??= this.kept.get(callId);
     if (this.kept.size > 0) this.kept.delete(callId);

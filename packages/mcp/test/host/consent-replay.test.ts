@@ -103,12 +103,14 @@ async function consentThenResume(first: (run: number) => Ask, kept: Kept) {
       } as never;
     },
   };
-  const coordinator = new ToolCoordinator({
-    stream,
-    tools: { "*": { run: "unattended" } },
-    executors: connection,
-    prompts: person,
-  });
+  const coordinatorFor = () =>
+    new ToolCoordinator({
+      stream,
+      tools: { "*": { run: "unattended" } },
+      executors: connection,
+      prompts: person,
+    });
+  let coordinator = coordinatorFor();
   let detach = connection.attach(coordinator, withStream ? { stream } : {});
   let result = await coordinator.run([{ id: "c1", name: "link", arguments: {} }], {
     turn: new TurnState(),
@@ -123,8 +125,9 @@ async function consentThenResume(first: (run: number) => Ask, kept: Kept) {
           : "accept";
       expect(answerPendingPrompt(stream, id, { type: "answer", value }).isOk()).toBe(true);
     }
-    if (kept === "memory, attached again") {
+    if (kept === "memory, a new coordinator each resume") {
       detach();
+      coordinator = coordinatorFor();
       detach = connection.attach(coordinator);
     }
     result = await coordinator.resume();
@@ -142,12 +145,15 @@ const questionIds = (shown: readonly PromptRequest[]) =>
   shown.map((r) => (r.kind === "question" ? r.question.id : r.kind));
 
 /** Where a suspended call's state waits for its resume. */
-type Kept = "stream" | "memory" | "memory, attached again";
+type Kept = "stream" | "memory" | "memory, a new coordinator each resume";
 
 describe.each([
   ["recorded in the conversation", "stream"],
   ["kept in memory (attached without the stream)", "memory"],
-  ["kept in memory while the coordinator is detached and attached again", "memory, attached again"],
+  [
+    "kept in memory and resumed by a new coordinator of the conversation",
+    "memory, a new coordinator each resume",
+  ],
 ] as const)("a consent %s answers only what it consented to", (_, withStream) => {
   it("a page on another host, asked when the tool runs again, is asked anew and not opened", async () => {
     const { shown, opened, stream, result } = await consentThenResume(

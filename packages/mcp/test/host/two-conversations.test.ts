@@ -1,9 +1,11 @@
 // A tool call's id is unique only within its conversation: two conversations on one connection
 // may each run a call `call_1` (a test suite's mock model does), live or suspended, and neither
 // call may take the other's answers, state or record.
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import type { JsonValue } from "@jp/conversation";
 import { ConversationStream } from "@jp/conversation";
-import { answerPendingPrompt, ToolCoordinator, TurnState } from "@jp/coordinator";
+import { answerPendingPrompt, TurnState } from "@jp/coordinator";
 import { MockPromptBackend } from "@jp/coordinator/testing";
 import { InMemoryTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createMcpHandler } from "@modelcontextprotocol/server";
@@ -16,7 +18,6 @@ import {
   inquiries,
   responseOf,
   run,
-  UNATTENDED,
   unpaired,
 } from "../support.js";
 
@@ -137,20 +138,55 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("two conversations on %s", 
   });
 });
 
-it("a pass from an input that names no coordinator, with two attached, is refused with why", async () => {
-  const connection = await connectTo("2025-11-25");
-  const stream = ConversationStream.empty();
-  const coordinators = [0, 1].map(
-    () => new ToolCoordinator({ stream, tools: UNATTENDED, executors: connection }),
-  );
-  for (const coordinator of coordinators) connection.attach(coordinator);
-  const executor = connection.executorFor({ id: "c", name: "contact", arguments: {} }, {} as never);
-  await expect(
-    executor?.execute({
-      call: { id: "c", name: "contact", arguments: {} },
-      answers: {},
-      signal: new AbortController().signal,
-    }),
-  ).rejects.toThrow(/attached to several coordinators.*ExecuteInput\.coordinator/);
-  await connection.close();
+describe("conversations of other coordinators", () => {
+  let connection: McpConnection;
+  beforeAll(async () => {
+    connection = await connectTo("2025-11-25");
+  });
+  afterAll(() => connection.close());
+
+  it("a sub-agent's coordinator runs the connection's tools while its parent is attached", async () => {
+    const { detach } = attachedCoordinator(connection);
+    try {
+      // The sub-agent records in a conversation of its own, with the parent's executors.
+      const { stream } = await run(connection, [{ id: "k1", name: "echo", arguments: { n: 1 } }], {
+        attach: false,
+      });
+      expect(JSON.parse(responseOf(stream, "k1").content)).toEqual({ n: 1 });
+    } finally {
+      detach();
+    }
+  });
+
+  it("keeps no detached coordinator alive, even one that left a call suspended in memory", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    // In a function of its own, so that nothing here holds the coordinator once it returns.
+    const suspendThenDetach = async () => {
+      const { stream, coordinator, detach } = attachedCoordinator(connection, {
+        withStream: false,
+      });
+      const { pending } = await coordinator.run([{ id: "g1", name: "github", arguments: {} }], {
+        turn: new TurnState(),
+      });
+      detach();
+      return { stream, pending: pending.length, gone: new WeakRef(coordinator) };
+    };
+    const { stream, pending, gone } = await suspendThenDetach();
+    expect(pending).toBe(1);
+    for (let i = 0; i < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      gc();
+    }
+    expect(gone.deref()).toBeUndefined();
+    expect(stream.events.length).toBeGreaterThan(0); // the conversation (and its call) stay
+  });
+
+  it("attach refuses a stream other than the one its coordinator records in", () => {
+    const { coordinator } = attachedCoordinator(connection, { withStream: false });
+    const other = ConversationStream.empty();
+    expect(() => connection.attach(coordinator, { stream: other })).toThrow(
+      /not the conversation this coordinator records in/,
+    );
+  });
 });
