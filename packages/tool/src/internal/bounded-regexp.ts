@@ -17,6 +17,18 @@ interface RegExpLike {
 
 let script: Script | undefined;
 
+/** The patterns that ran out of time in this process (at most {@link MAX_STALLED} remembered). */
+const stalledPatterns = new Set<string>();
+const MAX_STALLED = 1_000;
+
+/**
+ * Whether `pattern` ran out of time in this process: every answer is refused against it, so an
+ * error message says the pattern, not the answer, is at fault.
+ */
+export function patternStalled(pattern: unknown): boolean {
+  return typeof pattern === "string" && stalledPatterns.has(pattern);
+}
+
 /**
  * Ajv's regular-expression engine for `pattern` and `patternProperties`: the language's own
  * engine, run in a `node:vm` context whose time limit interrupts a test that backtracks too long.
@@ -49,6 +61,8 @@ function testedInTime(pattern: string, flags: string): RegExpLike {
       } catch {
         // Out of time: not a match, now and from now on.
         stalled = true;
+        if (stalledPatterns.size >= MAX_STALLED) stalledPatterns.clear();
+        stalledPatterns.add(pattern);
         return false;
       } finally {
         context.input = "";

@@ -2,7 +2,7 @@ import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import type addFormats from "ajv-formats";
 import type { JsonValue } from "../json.js";
-import { boundedRegExp } from "./bounded-regexp.js";
+import { boundedRegExp, patternStalled } from "./bounded-regexp.js";
 import { describeJson } from "./describe.js";
 import { requireModule } from "./lazy.js";
 import { stableStringify } from "./stable-json.js";
@@ -108,6 +108,10 @@ const PARAM_DETAILS: Readonly<Record<string, (params: Record<string, unknown>) =
   additionalProperties: (params) => ` (${describeJson(params.additionalProperty)})`,
   enum: (params) => ` (allowed: ${allowedList(params.allowedValues)})`,
   const: (params) => ` (allowed: ${describeJson(params.allowedValue)})`,
+  pattern: (params) =>
+    patternStalled(params.pattern)
+      ? " (testing this pattern ran out of time, so no answer can pass it: the schema needs a simpler pattern)"
+      : "",
 };
 
 function allowedList(values: unknown): string {

@@ -12,11 +12,21 @@ const pattern = (p: string): AnswerType => ({
 });
 
 describe("a schema's pattern is tested with a time limit", () => {
-  it("an answer that makes a hostile pattern backtrack is refused at once, as not matching", () => {
+  it("an answer that makes a hostile pattern backtrack is refused at once, the pattern named at fault", () => {
     // Without the limit this call runs for minutes (and the test past its time limit).
     const checked = validateAnswer(pattern(CATASTROPHIC), stalling);
     expect(checked.isErr() && checked.error.message).toBe(
-      `does not match the JSON Schema: (root): must match pattern "${CATASTROPHIC}"`,
+      `does not match the JSON Schema: (root): must match pattern "${CATASTROPHIC}" (testing this pattern ran out of time, so no answer can pass it: the schema needs a simpler pattern)`,
+    );
+    // A matching answer is refused too, and says why: the person (or model) can stop retrying.
+    const matching = validateAnswer(pattern(CATASTROPHIC), "aaa");
+    expect(matching.isErr() && matching.error.message).toContain("ran out of time");
+  });
+
+  it("an answer a sound pattern refuses says only that it does not match", () => {
+    const checked = validateAnswer(pattern("^[0-9]+$"), "12a");
+    expect(checked.isErr() && checked.error.message).toBe(
+      'does not match the JSON Schema: (root): must match pattern "^[0-9]+$"',
     );
   });
 
