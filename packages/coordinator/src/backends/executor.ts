@@ -1,6 +1,7 @@
-import type { ConversationStream, InquirySource, JsonObject, JsonValue } from "@jp/conversation";
+import type { InquirySource, JsonObject, JsonValue } from "@jp/conversation";
 import type { Outcome, Question } from "@jp/tool";
 import type { ResolvedToolConfig, ToolConfig, ToolsConfig } from "../config/schema.js";
+import type { ToolCoordinator } from "../coordinator/tool-coordinator.js";
 
 /** The answers collected so far for one tool call, keyed by question id, latest answer wins. */
 export type Answers = Readonly<Record<string, JsonValue>>;
@@ -47,12 +48,13 @@ export interface ExecuteInput {
    */
   readonly stop?: RunStop;
   /**
-   * The conversation the call is recorded in. A tool call's id is unique only within its
-   * conversation: an executor shared by several conversations (one MCP connection serving them)
-   * tells their calls apart by it. Read it, never append to it: the coordinator records. The
-   * coordinator always gives it; an input made elsewhere may not.
+   * The coordinator running the call; `coordinator.stream` is the conversation the call is
+   * recorded in. A tool call's id is unique only within its conversation: an executor shared by
+   * several conversations (one MCP connection serving them) tells their calls apart by it, and
+   * may follow the coordinator's events while the call runs. The coordinator always gives it; an
+   * input made elsewhere may not.
    */
-  readonly conversation?: ConversationStream;
+  readonly coordinator?: ToolCoordinator;
 }
 
 /** A run's stop, read without making an `AbortSignal` (see {@link ExecuteInput.stop}). */

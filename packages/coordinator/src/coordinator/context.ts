@@ -20,6 +20,7 @@ import type { CallEscalations } from "./escalation.js";
 import type { CoordinatorEvents, PromptOutcome, PromptRefusal } from "./events.js";
 import type { PromptQueue } from "./prompt-queue.js";
 import { type RunAbort, SignalOnRead, type Stopped } from "./run-abort.js";
+import type { ToolCoordinator } from "./tool-coordinator.js";
 
 /** What every tool call of one `run` shares. */
 export interface RunContext {
@@ -34,6 +35,8 @@ export interface RunContext {
   readonly endTurn: () => void;
   readonly queue: PromptQueue;
   readonly emitter: EventEmitter<CoordinatorEvents>;
+  /** The run's coordinator, as each pass's input names it. */
+  readonly coordinator: ToolCoordinator;
   /** Why no human is reachable, when none is. */
   readonly unreachable: Unreachable | undefined;
   /** How long a person has to answer one prompt once it is shown; no limit when absent. */

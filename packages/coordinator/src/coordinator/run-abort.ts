@@ -1,5 +1,5 @@
 import { setMaxListeners } from "node:events";
-import type { ConversationStream, JsonObject } from "@jp/conversation";
+import type { JsonObject } from "@jp/conversation";
 import {
   type Answers,
   type BuiltinToolInput,
@@ -8,6 +8,7 @@ import {
   type RunStop,
   type ToolCall,
 } from "../backends/executor.js";
+import type { ToolCoordinator } from "./tool-coordinator.js";
 
 /** Whether something stopped, and why: what `abortCause` and the prompt queue read. */
 export interface Stopped {
@@ -183,14 +184,14 @@ export class PassInput extends SignalOnRead implements ExecuteInput, BuiltinTool
   readonly arguments: JsonObject;
   readonly answers: Answers;
   readonly stop: RunStop;
-  readonly conversation: ConversationStream;
+  readonly coordinator: ToolCoordinator;
 
-  constructor(call: ToolCall, answers: Answers, abort: RunAbort, conversation: ConversationStream) {
+  constructor(call: ToolCall, answers: Answers, abort: RunAbort, coordinator: ToolCoordinator) {
     super(abort);
     this.call = call;
     this.arguments = call.arguments;
     this.answers = answers;
     this.stop = abort.stop;
-    this.conversation = conversation;
+    this.coordinator = coordinator;
   }
 }

@@ -235,7 +235,7 @@ async function passes(
         state("running");
         ran = {
           result: await executor.execute(
-            new PassInput(call, walk.snapshot(), ctx.abort, ctx.stream),
+            new PassInput(call, walk.snapshot(), ctx.abort, ctx.coordinator),
           ),
         };
       } catch (cause) {

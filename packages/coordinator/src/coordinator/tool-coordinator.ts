@@ -359,6 +359,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
       },
       queue: this.#queue,
       emitter: this,
+      coordinator: this,
       promptTimeoutMs: promptTimeout(options.promptTimeoutMs),
       secrets: new SecretMask(),
       suspend,

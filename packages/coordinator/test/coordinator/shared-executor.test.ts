@@ -6,10 +6,10 @@ import { MockExecutor, MockExecutorSource } from "../../src/testing/index.js";
 import { coordinatorFor } from "../helpers.js";
 import { booleanQuestion, call, UNATTENDED } from "../support.js";
 
-it("each pass names its conversation, so two conversations' calls of one id stay apart", async () => {
-  const seen: ExecuteInput["conversation"][] = [];
+it("each pass names its coordinator and so its conversation: two conversations' calls of one id stay apart", async () => {
+  const seen: ExecuteInput["coordinator"][] = [];
   const tool = new MockExecutor(async (input) => {
-    seen.push(input.conversation);
+    seen.push(input.coordinator);
     if (input.answers.ok === undefined) {
       return { type: "needs_input", question: booleanQuestion("ok") };
     }
@@ -27,7 +27,8 @@ it("each pass names its conversation, so two conversations' calls of one id stay
     two.coordinator.run([call("call_1", "work")], { turn: new TurnState() }),
   ]);
   expect(seen).toHaveLength(4);
-  expect(seen.filter((c) => c === one.stream)).toHaveLength(2);
-  expect(seen.filter((c) => c === two.stream)).toHaveLength(2);
+  expect(seen.filter((c) => c === one.coordinator)).toHaveLength(2);
+  expect(seen.filter((c) => c === two.coordinator)).toHaveLength(2);
   expect(one.coordinator.stream).toBe(one.stream);
+  expect(two.coordinator.stream).toBe(two.stream);
 });

@@ -1,7 +1,7 @@
 import type { ConversationStream, JsonObject } from "@jp/conversation";
 import type {
+  ExecuteInput,
   Executor,
-  ExecutorResult,
   ExecutorSource,
   ResolvedToolConfig,
   ToolCall,
@@ -161,8 +161,8 @@ class Connection implements McpConnection {
   // The conversations attached with `stream` (their calls' state is recorded in them), with how
   // many attachments gave each.
   readonly #durable = new Map<ConversationStream, number>();
-  // The conversations of the attached coordinators, with how many coordinators record in each.
-  readonly #watched = new Map<ConversationStream, number>();
+  // How many attachments are in place (a coordinator attached twice counts twice).
+  #attachments = 0;
   // Executors by model-facing tool name: one per tool, shared by its calls.
   readonly #executors = new Map<string, Executor>();
   // 2025-era calls run one at a time: a pushed elicitation names no call.
@@ -255,26 +255,18 @@ class Connection implements McpConnection {
   #executorOf(remote: string): Executor {
     return {
       execute: (input) => {
-        const conversation = input.conversation ?? NO_CONVERSATION;
-        let passed: Promise<ExecutorResult>;
+        const { coordinator } = input;
         try {
-          passed = this.#session(conversation, input.call, remote).pass(input);
+          const session = this.#session(coordinator?.stream ?? NO_CONVERSATION, input, remote);
+          // A coordinator nobody attached (a sub-agent's, sharing these executors) is followed
+          // while its calls run, so its closed questions reach the server and its calls end.
+          if (coordinator !== undefined && !this.#followed.has(coordinator)) {
+            this.#followed.set(coordinator, { count: 0, unfollow: this.#follow(coordinator) });
+          }
+          return session.pass(input);
         } catch (error) {
           return Promise.reject(error);
         }
-        if (conversation !== NO_CONVERSATION && this.#watched.has(conversation)) return passed;
-        // Nobody follows this conversation's records (a sub-agent's coordinator, not attached):
-        // the call is let go here once its tool has finished or failed.
-        return passed.then(
-          (result) => {
-            if (result.type === "completed") this.#forget(conversation, input.call.id);
-            return result;
-          },
-          (error: unknown) => {
-            this.#forget(conversation, input.call.id);
-            throw error;
-          },
-        );
       },
     };
   }
@@ -293,16 +285,16 @@ class Connection implements McpConnection {
       this.#followed.set(coordinator, following);
     }
     following.count += 1;
+    this.#attachments += 1;
     const attached = following;
     let detached = false;
     return () => {
       if (detached) return;
       detached = true;
+      this.#attachments -= 1;
       attached.count -= 1;
-      if (attached.count === 0) {
-        attached.unfollow();
-        this.#followed.delete(coordinator);
-      }
+      // Calls still running keep it followed until they end (see #letGo).
+      if (attached.count === 0) this.#letGo(coordinator.stream);
       if (stream !== undefined) tally(this.#durable, stream, -1);
     };
   }
@@ -336,12 +328,10 @@ class Connection implements McpConnection {
     coordinator.on("inquiry-recorded", onRecorded);
     coordinator.on("prompt-answered", onAnswered);
     coordinator.on("tool-state", onState);
-    tally(this.#watched, conversation, 1);
     return () => {
       coordinator.off("inquiry-recorded", onRecorded);
       coordinator.off("prompt-answered", onAnswered);
       coordinator.off("tool-state", onState);
-      tally(this.#watched, conversation, -1);
     };
   }
 
@@ -363,12 +353,24 @@ class Connection implements McpConnection {
     return calls;
   }
 
-  // The call is done: whatever still waits is released, and an emptied conversation let go.
+  // The call is done: whatever still waits is released.
   #forget(conversation: ConversationKey, callId: string): void {
+    this.#conversations.get(conversation)?.forget(callId);
+    this.#letGo(conversation);
+  }
+
+  // Once none of `conversation`'s calls runs: its entry goes if it holds nothing, and the
+  // coordinators of it followed only for their calls (not attached) are no longer followed.
+  #letGo(conversation: ConversationKey): void {
     const calls = this.#conversations.get(conversation);
-    if (calls === undefined) return;
-    calls.forget(callId);
-    if (calls.empty) this.#conversations.delete(conversation);
+    if (calls !== undefined && calls.sessions.size > 0) return;
+    if (calls?.empty === true) this.#conversations.delete(conversation);
+    for (const [coordinator, following] of this.#followed) {
+      if (following.count === 0 && coordinator.stream === conversation) {
+        following.unfollow();
+        this.#followed.delete(coordinator);
+      }
+    }
   }
 
   // The coordinator left call `callId` waiting at a question: release what cannot wait, record
@@ -406,8 +408,10 @@ class Connection implements McpConnection {
     // opening questions must still not take a consent given to another page or form.
     if (conversation !== NO_CONVERSATION && durable) {
       writeSuspendedCall(conversation, callId, record);
-      if (calls.empty) this.#conversations.delete(conversation);
-    } else calls.kept.set(callId, record);
+    } else {
+      calls.kept.set(callId, { record, tool: session.remoteName, arguments: session.arguments });
+    }
+    this.#letGo(conversation);
   }
 
   // The coordinator closed a question of a call suspended earlier, before its tool ran again (a
@@ -461,8 +465,9 @@ class Connection implements McpConnection {
     await this.#client.close();
   }
 
-  #session(conversation: ConversationKey, call: ToolCall, remote: string): CallSession {
-    if (this.#followed.size === 0) {
+  #session(conversation: ConversationKey, input: ExecuteInput, remote: string): CallSession {
+    const { call } = input;
+    if (this.#attachments === 0) {
       // Without the coordinator's records a closed question would leave the server waiting.
       throw new Error(
         `the MCP connection "${this.name}" is not attached to a coordinator: call attach(coordinator) before running its tools`,
@@ -472,13 +477,16 @@ class Connection implements McpConnection {
     const existing = calls.sessions.get(call.id);
     if (existing !== undefined) return existing;
     // What the call left when it was suspended: in the conversation, or kept in this process.
-    const earlier = calls.restore(
-      call.id,
-      { server: this.name, tool: remote },
-      conversation !== NO_CONVERSATION && this.#durable.has(conversation)
-        ? conversation
-        : undefined,
-    );
+    const earlier =
+      calls.restore(
+        call.id,
+        { server: this.name, tool: remote },
+        conversation !== NO_CONVERSATION && this.#durable.has(conversation)
+          ? conversation
+          : undefined,
+      ) ??
+      // Only a call that has answers is a resumed one; a first pass never takes another's record.
+      (hasAnswers(input.answers) ? this.#keptElsewhere(conversation, call, remote) : undefined);
     // Answers given before the call ran (a resumed call's pending question) become the session's.
     const prompted = calls.prompted.get(call.id) ?? new Set<string>();
     if (calls.prompted.size > 0) calls.prompted.delete(call.id);
@@ -489,6 +497,31 @@ class Connection implements McpConnection {
         : this.#lined(call, remote, prompted, earlier);
     calls.sessions.set(call.id, session);
     return session;
+  }
+
+  // A call resumed in a conversation that is a new object (loaded again from a store) finds its
+  // record kept in memory under the object it was suspended in: the one record of that call id,
+  // tool and arguments. None when two would fit: the call then asks anew.
+  #keptElsewhere(
+    conversation: ConversationKey,
+    call: ToolCall,
+    remote: string,
+  ): SuspendedMcpCall | undefined {
+    const args = JSON.stringify(call.arguments);
+    let found: { readonly key: ConversationKey; readonly calls: ConversationCalls } | undefined;
+    for (const [key, calls] of this.#conversations) {
+      const kept = key === conversation ? undefined : calls.kept.get(call.id);
+      if (kept === undefined || kept.tool !== remote || JSON.stringify(kept.arguments) !== args) {
+        continue;
+      }
+      if (found !== undefined) return undefined;
+      found = { key, calls };
+    }
+    if (found === undefined) return undefined;
+    const record = found.calls.kept.get(call.id)?.record;
+    found.calls.kept.delete(call.id);
+    this.#letGo(found.key);
+    return record;
   }
 
   // A 2025-era call takes the next place in the line: it runs once the call before has left.
@@ -554,6 +587,11 @@ class Connection implements McpConnection {
   }
 }
 
+function hasAnswers(answers: ExecuteInput["answers"]): boolean {
+  for (const _ in answers) return true;
+  return false;
+}
+
 /** Counts `key` up or down in `counts`; a key counted down to 0 is taken out. */
 function tally<K>(counts: Map<K, number>, key: K, by: 1 | -1): void {
   const count = (counts.get(key) ?? 0) + by;
@@ -574,8 +612,12 @@ class ConversationCalls {
   readonly sessions = new Map<string, CallSession>();
   readonly prompted = new Map<string, Set<string>>();
   // The records of calls suspended without the conversation, kept in this process for their
-  // resume there: the same record the conversation would hold, by call.
-  readonly kept = new Map<string, SuspendedMcpCall>();
+  // resume there: the same record the conversation would hold, by call, with the call's tool and
+  // arguments (what finds it from a conversation loaded anew).
+  readonly kept = new Map<
+    string,
+    { readonly record: SuspendedMcpCall; readonly tool: string; readonly arguments: JsonObject }
+  >();
 
   get empty(): boolean {
     return this.sessions.size === 0 && this.prompted.size === 0 && this.kept.size === 0;
@@ -605,7 +647,7 @@ class ConversationCalls {
       record = readSuspendedCall(stream, callId, expected);
       if (record !== undefined) writeSuspendedCall(stream, callId, undefined);
     }
-    record ??= this.kept.get(callId);
+    record ??= this.kept.get(callId)?.record;
     if (this.kept.size > 0) this.kept.delete(callId);
     return record;
   }

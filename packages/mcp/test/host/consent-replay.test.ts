@@ -87,7 +87,7 @@ async function consentThenResume(first: (run: number) => Ask, kept: Kept) {
     })
   )._unsafeUnwrap();
   connections.push(connection);
-  const stream = ConversationStream.empty();
+  let stream = ConversationStream.empty();
   stream.startTurn("Go.");
   const shown: PromptRequest[] = [];
   const person: PromptBackend = {
@@ -116,6 +116,13 @@ async function consentThenResume(first: (run: number) => Ask, kept: Kept) {
     turn: new TurnState(),
   });
   for (let round = 0; result.pending.length > 0 && round < 5; round++) {
+    if (kept === "memory, the conversation loaded anew each resume") {
+      // As a store gives it back: the same events in a new object, run by a new coordinator.
+      detach();
+      stream = stream.clone();
+      coordinator = coordinatorFor();
+      detach = connection.attach(coordinator);
+    }
     for (const { prompt_id: id, request } of result.pending) {
       const question = request.kind === "question" ? request.question.id : "";
       const value = question.startsWith("open_url")
@@ -145,7 +152,11 @@ const questionIds = (shown: readonly PromptRequest[]) =>
   shown.map((r) => (r.kind === "question" ? r.question.id : r.kind));
 
 /** Where a suspended call's state waits for its resume. */
-type Kept = "stream" | "memory" | "memory, a new coordinator each resume";
+type Kept =
+  | "stream"
+  | "memory"
+  | "memory, a new coordinator each resume"
+  | "memory, the conversation loaded anew each resume";
 
 describe.each([
   ["recorded in the conversation", "stream"],
@@ -153,6 +164,10 @@ describe.each([
   [
     "kept in memory and resumed by a new coordinator of the conversation",
     "memory, a new coordinator each resume",
+  ],
+  [
+    "kept in memory and resumed in the conversation loaded anew (a new object)",
+    "memory, the conversation loaded anew each resume",
   ],
 ] as const)("a consent %s answers only what it consented to", (_, withStream) => {
   it("a page on another host, asked when the tool runs again, is asked anew and not opened", async () => {
