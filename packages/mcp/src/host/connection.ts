@@ -363,7 +363,7 @@ class Connection implements McpConnection {
   // coordinators of it followed only for their calls (not attached) are no longer followed.
   #letGo(conversation: ConversationKey): void {
     const calls = this.#conversations.get(conversation);
-    if (calls !== undefined && calls.sessions.size > 0) return;
+    if (calls !== undefined && calls.sessions.size > calls.waiting.size) return;
     if (calls?.empty === true) this.#conversations.delete(conversation);
     for (const [coordinator, following] of this.#followed) {
       if (following.count === 0 && coordinator.stream === conversation) {
@@ -389,7 +389,11 @@ class Connection implements McpConnection {
     const round = session.suspend();
     const durable = conversation !== NO_CONVERSATION && this.#durable.has(conversation);
     // Without the conversation, a round can only go on in this process, from memory.
-    if (!durable && round !== undefined) return;
+    if (!durable && round !== undefined) {
+      calls.waiting.add(callId);
+      this.#letGo(conversation);
+      return;
+    }
     calls.sessions.delete(callId);
     calls.prompted.delete(callId);
     const gates = session.ids.gates();
@@ -475,7 +479,10 @@ class Connection implements McpConnection {
     }
     const calls = this.#callsOf(conversation);
     const existing = calls.sessions.get(call.id);
-    if (existing !== undefined) return existing;
+    if (existing !== undefined) {
+      calls.waiting.delete(call.id);
+      return existing;
+    }
     // What the call left when it was suspended: in the conversation, or kept in this process.
     const earlier =
       calls.restore(
@@ -610,6 +617,9 @@ const NO_CONVERSATION = Symbol("no conversation");
  */
 class ConversationCalls {
   readonly sessions = new Map<string, CallSession>();
+  // Calls whose session waits in memory for the resume of a suspended turn (a 2026-07-28 round
+  // attached without the conversation): nothing runs until then.
+  readonly waiting = new Set<string>();
   readonly prompted = new Map<string, Set<string>>();
   // The records of calls suspended without the conversation, kept in this process for their
   // resume there: the same record the conversation would hold, by call, with the call's tool and
@@ -656,6 +666,7 @@ class ConversationCalls {
   forget(callId: string): void {
     this.sessions.get(callId)?.end();
     this.sessions.delete(callId);
+    this.waiting.delete(callId);
     if (this.prompted.size > 0) this.prompted.delete(callId);
     if (this.kept.size > 0) this.kept.delete(callId);
   }
@@ -663,6 +674,7 @@ class ConversationCalls {
   clear(): void {
     for (const session of this.sessions.values()) session.end();
     this.sessions.clear();
+    this.waiting.clear();
     this.prompted.clear();
     this.kept.clear();
   }

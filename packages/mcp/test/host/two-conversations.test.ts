@@ -99,6 +99,27 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("two conversations on %s", 
     expect(unpaired(b.stream)).toEqual([]);
   });
 
+  it("keeps no detached coordinator alive, even one that left a call suspended in memory", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    // In a function of its own, so that nothing here holds the coordinator once it returns.
+    const suspendThenDetach = async () => {
+      const { coordinator, detach } = attachedCoordinator(connection, { withStream: false });
+      const { pending } = await coordinator.run([{ id: "g1", name: "contact", arguments: {} }], {
+        turn: new TurnState(),
+      });
+      detach();
+      return { pending: pending.length, gone: new WeakRef(coordinator) };
+    };
+    const { pending, gone } = await suspendThenDetach();
+    expect(pending).toBe(1);
+    for (let i = 0; i < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      gc();
+    }
+    expect(gone.deref()).toBeUndefined();
+  });
+
   it("suspended in both and answered apart, each call resumes from its own conversation's record", async () => {
     const conversations = ["Ada", "Bob"].map((name) => ({
       name,
@@ -190,27 +211,6 @@ describe("conversations of other coordinators", () => {
     } finally {
       detach();
     }
-  });
-
-  it("keeps no detached coordinator alive, even one that left a call suspended in memory", async () => {
-    setFlagsFromString("--expose-gc");
-    const gc = runInNewContext("gc") as () => void;
-    // In a function of its own, so that nothing here holds the coordinator once it returns.
-    const suspendThenDetach = async () => {
-      const { coordinator, detach } = attachedCoordinator(connection, { withStream: false });
-      const { pending } = await coordinator.run([{ id: "g1", name: "github", arguments: {} }], {
-        turn: new TurnState(),
-      });
-      detach();
-      return { pending: pending.length, gone: new WeakRef(coordinator) };
-    };
-    const { pending, gone } = await suspendThenDetach();
-    expect(pending).toBe(1);
-    for (let i = 0; i < 3; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      gc();
-    }
-    expect(gone.deref()).toBeUndefined();
   });
 
   it("attach refuses a stream other than the one its coordinator records in", () => {
