@@ -157,7 +157,11 @@ class Connection implements McpConnection {
   // a conversation's entry goes once it holds nothing.
   readonly #conversations = new Map<ConversationKey, ConversationCalls>();
   // The attached coordinators: how many times each is attached, and what stops following it.
-  readonly #followed = new Map<ToolCoordinator, { count: number; readonly unfollow: () => void }>();
+  // `auto`: followed only for its calls, never attached (a sub-agent's coordinator).
+  readonly #followed = new Map<
+    ToolCoordinator,
+    { count: number; auto: boolean; readonly unfollow: () => void }
+  >();
   // The conversations attached with `stream` (their calls' state is recorded in them), with how
   // many attachments gave each.
   readonly #durable = new Map<ConversationStream, number>();
@@ -261,7 +265,8 @@ class Connection implements McpConnection {
           // A coordinator nobody attached (a sub-agent's, sharing these executors) is followed
           // while its calls run, so its closed questions reach the server and its calls end.
           if (coordinator !== undefined && !this.#followed.has(coordinator)) {
-            this.#followed.set(coordinator, { count: 0, unfollow: this.#follow(coordinator) });
+            const unfollow = this.#follow(coordinator);
+            this.#followed.set(coordinator, { count: 0, auto: true, unfollow });
           }
           return session.pass(input);
         } catch (error) {
@@ -281,9 +286,10 @@ class Connection implements McpConnection {
     if (stream !== undefined) tally(this.#durable, stream, 1);
     let following = this.#followed.get(coordinator);
     if (following === undefined) {
-      following = { count: 0, unfollow: this.#follow(coordinator) };
+      following = { count: 0, auto: false, unfollow: this.#follow(coordinator) };
       this.#followed.set(coordinator, following);
     }
+    following.auto = false;
     following.count += 1;
     this.#attachments += 1;
     const attached = following;
@@ -359,17 +365,20 @@ class Connection implements McpConnection {
     this.#letGo(conversation);
   }
 
-  // Once none of `conversation`'s calls runs: its entry goes if it holds nothing, and the
-  // coordinators of it followed only for their calls (not attached) are no longer followed.
+  // `conversation`'s entry goes once it holds nothing. Its coordinators that are not attached stop
+  // being followed: one the host detached once none of its calls runs; one never attached (a
+  // sub-agent's) once nothing of it is left here (a call suspended in memory still needs its
+  // events: a question closed, or answered, before the call runs again).
   #letGo(conversation: ConversationKey): void {
     const calls = this.#conversations.get(conversation);
-    if (calls !== undefined && calls.sessions.size > calls.waiting.size) return;
-    if (calls?.empty === true) this.#conversations.delete(conversation);
+    const running = calls !== undefined && calls.sessions.size > calls.waiting.size;
+    const holds = calls !== undefined && !calls.empty;
+    if (calls !== undefined && !holds) this.#conversations.delete(conversation);
     for (const [coordinator, following] of this.#followed) {
-      if (following.count === 0 && coordinator.stream === conversation) {
-        following.unfollow();
-        this.#followed.delete(coordinator);
-      }
+      if (following.count > 0 || coordinator.stream !== conversation) continue;
+      if (following.auto ? holds : running) continue;
+      following.unfollow();
+      this.#followed.delete(coordinator);
     }
   }
 
@@ -395,6 +404,7 @@ class Connection implements McpConnection {
       return;
     }
     calls.sessions.delete(callId);
+    calls.waiting.delete(callId);
     calls.prompted.delete(callId);
     const gates = session.ids.gates();
     const spent = session.ids.spent();
@@ -413,7 +423,7 @@ class Connection implements McpConnection {
     if (conversation !== NO_CONVERSATION && durable) {
       writeSuspendedCall(conversation, callId, record);
     } else {
-      calls.kept.set(callId, { record, tool: session.remoteName, arguments: session.arguments });
+      calls.kept.set(callId, record);
     }
     this.#letGo(conversation);
   }
@@ -484,16 +494,20 @@ class Connection implements McpConnection {
       return existing;
     }
     // What the call left when it was suspended: in the conversation, or kept in this process.
-    const earlier =
-      calls.restore(
-        call.id,
-        { server: this.name, tool: remote },
-        conversation !== NO_CONVERSATION && this.#durable.has(conversation)
-          ? conversation
-          : undefined,
-      ) ??
-      // Only a call that has answers is a resumed one; a first pass never takes another's record.
-      (hasAnswers(input.answers) ? this.#keptElsewhere(conversation, call, remote) : undefined);
+    const earlier = calls.restore(
+      call.id,
+      { server: this.name, tool: remote },
+      conversation !== NO_CONVERSATION && this.#durable.has(conversation)
+        ? conversation
+        : undefined,
+    );
+    if (earlier === undefined && hasAnswers(input.answers)) {
+      // A resumed call (a first pass has no answers) whose state is nowhere: its recorded consents
+      // cannot be matched to what the server asks now, and are never taken as given.
+      throw new Error(
+        `MCP server "${this.name}": tool call "${call.id}" resumed without the state it was suspended in; attach the coordinator with its conversation (attach(coordinator, { stream })) when turns resume from a store or in another process`,
+      );
+    }
     // Answers given before the call ran (a resumed call's pending question) become the session's.
     const prompted = calls.prompted.get(call.id) ?? new Set<string>();
     if (calls.prompted.size > 0) calls.prompted.delete(call.id);
@@ -504,31 +518,6 @@ class Connection implements McpConnection {
         : this.#lined(call, remote, prompted, earlier);
     calls.sessions.set(call.id, session);
     return session;
-  }
-
-  // A call resumed in a conversation that is a new object (loaded again from a store) finds its
-  // record kept in memory under the object it was suspended in: the one record of that call id,
-  // tool and arguments. None when two would fit: the call then asks anew.
-  #keptElsewhere(
-    conversation: ConversationKey,
-    call: ToolCall,
-    remote: string,
-  ): SuspendedMcpCall | undefined {
-    const args = JSON.stringify(call.arguments);
-    let found: { readonly key: ConversationKey; readonly calls: ConversationCalls } | undefined;
-    for (const [key, calls] of this.#conversations) {
-      const kept = key === conversation ? undefined : calls.kept.get(call.id);
-      if (kept === undefined || kept.tool !== remote || JSON.stringify(kept.arguments) !== args) {
-        continue;
-      }
-      if (found !== undefined) return undefined;
-      found = { key, calls };
-    }
-    if (found === undefined) return undefined;
-    const record = found.calls.kept.get(call.id)?.record;
-    found.calls.kept.delete(call.id);
-    this.#letGo(found.key);
-    return record;
   }
 
   // A 2025-era call takes the next place in the line: it runs once the call before has left.
@@ -622,12 +611,8 @@ class ConversationCalls {
   readonly waiting = new Set<string>();
   readonly prompted = new Map<string, Set<string>>();
   // The records of calls suspended without the conversation, kept in this process for their
-  // resume there: the same record the conversation would hold, by call, with the call's tool and
-  // arguments (what finds it from a conversation loaded anew).
-  readonly kept = new Map<
-    string,
-    { readonly record: SuspendedMcpCall; readonly tool: string; readonly arguments: JsonObject }
-  >();
+  // resume there, in this conversation: the same record the conversation would hold, by call.
+  readonly kept = new Map<string, SuspendedMcpCall>();
 
   get empty(): boolean {
     return this.sessions.size === 0 && this.prompted.size === 0 && this.kept.size === 0;
@@ -657,7 +642,7 @@ class ConversationCalls {
       record = readSuspendedCall(stream, callId, expected);
       if (record !== undefined) writeSuspendedCall(stream, callId, undefined);
     }
-    record ??= this.kept.get(callId)?.record;
+    record ??= this.kept.get(callId);
     if (this.kept.size > 0) this.kept.delete(callId);
     return record;
   }

@@ -73,7 +73,8 @@ afterEach(async () => {
  * resumed. Returns what the person was shown, what was opened and the stream.
  */
 async function consentThenResume(first: (run: number) => Ask, kept: Kept) {
-  const withStream = kept === "stream";
+  const withStream =
+    kept === "stream" || kept === "stream, the conversation loaded anew each resume";
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server(first).connect(serverSide);
   const opened: string[] = [];
@@ -116,12 +117,12 @@ async function consentThenResume(first: (run: number) => Ask, kept: Kept) {
     turn: new TurnState(),
   });
   for (let round = 0; result.pending.length > 0 && round < 5; round++) {
-    if (kept === "memory, the conversation loaded anew each resume") {
+    if (kept.endsWith("the conversation loaded anew each resume")) {
       // As a store gives it back: the same events in a new object, run by a new coordinator.
       detach();
       stream = stream.clone();
       coordinator = coordinatorFor();
-      detach = connection.attach(coordinator);
+      detach = connection.attach(coordinator, withStream ? { stream } : {});
     }
     for (const { prompt_id: id, request } of result.pending) {
       const question = request.kind === "question" ? request.question.id : "";
@@ -139,7 +140,7 @@ async function consentThenResume(first: (run: number) => Ask, kept: Kept) {
     }
     result = await coordinator.resume();
   }
-  return { shown, opened, stream, result };
+  return { shown, opened, stream, result, coordinator };
 }
 
 /** The texts of the opening questions of the changing forms the person was shown. */
@@ -156,6 +157,7 @@ type Kept =
   | "stream"
   | "memory"
   | "memory, a new coordinator each resume"
+  | "stream, the conversation loaded anew each resume"
   | "memory, the conversation loaded anew each resume";
 
 describe.each([
@@ -166,8 +168,8 @@ describe.each([
     "memory, a new coordinator each resume",
   ],
   [
-    "kept in memory and resumed in the conversation loaded anew (a new object)",
-    "memory, the conversation loaded anew each resume",
+    "recorded in the conversation and resumed in it loaded anew (a new object)",
+    "stream, the conversation loaded anew each resume",
   ],
 ] as const)("a consent %s answers only what it consented to", (_, withStream) => {
   it("a page on another host, asked when the tool runs again, is asked anew and not opened", async () => {
@@ -210,4 +212,22 @@ describe.each([
     expect(openingsShown(same.shown)).toEqual(["Run 1"]);
     expect(same.result.pending).toEqual([]);
   });
+});
+
+it("kept in memory, a call resumed in its conversation loaded anew says to attach with the stream, and opens nothing", async () => {
+  const { opened, stream } = await consentThenResume(
+    (run) => ({
+      mode: "url",
+      url: run === 1 ? "https://docs.example.com/welcome" : "https://evil.example.net/steal",
+    }),
+    "memory, the conversation loaded anew each resume",
+  );
+  // The consent given in the first run answered nothing after the resume.
+  expect(opened).toEqual(["https://docs.example.com/welcome"]);
+  const response = stream.events.find((e) => e.type === "tool_call_response") as
+    | { content?: string }
+    | undefined;
+  expect(response?.content).toContain(
+    'tool call "c1" resumed without the state it was suspended in; attach the coordinator with its conversation (attach(coordinator, { stream }))',
+  );
 });

@@ -290,7 +290,7 @@ describe("2026-07-28 in process, through the SDK's web handler", () => {
       ]);
   });
 
-  it("a round resumes on a fresh connection from the recorded answers alone", async () => {
+  it("a round resumed on a fresh connection without its record fails saying why, and takes no recorded answer", async () => {
     const fresh = (
       await connectMcpServer({
         name: "web",
@@ -307,18 +307,14 @@ describe("2026-07-28 in process, through the SDK's web handler", () => {
     const call = { id: "w2", name: "contact", arguments: {} };
     const executor = fresh.executorFor(call, {} as never);
     const signal = new AbortController().signal;
+    // Answers recorded before a restart, without the call's record (attached without `stream`).
     const recorded = { respond: "accept", name: "Ada", email: "ada@example.com" };
-    const next = await executor?.execute({ call, answers: recorded, signal });
-    expect(next).toMatchObject({
-      type: "needs_input",
-      question: { id: "age" },
-      form: { index: 4, total: 4 },
-    });
-    const done = await executor?.execute({ call, answers: { ...recorded, age: 36 }, signal });
-    expect(done?.type === "completed" && JSON.parse(done.content)).toMatchObject({
-      action: "accept",
-      content: { name: "Ada", email: "ada@example.com", age: 36 },
-    });
+    await expect(executor?.execute({ call, answers: recorded, signal })).rejects.toThrow(
+      'MCP server "web": tool call "w2" resumed without the state it was suspended in; attach the coordinator with its conversation (attach(coordinator, { stream }))',
+    );
+    // A first pass (no answers yet) runs as usual.
+    const first = await executor?.execute({ call: { ...call, id: "w3" }, answers: {}, signal });
+    expect(first).toMatchObject({ type: "needs_input", question: { id: "respond" } });
   });
 });
 

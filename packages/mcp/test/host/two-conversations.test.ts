@@ -5,7 +5,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import type { JsonValue } from "@jp/conversation";
 import { ConversationStream } from "@jp/conversation";
-import { answerPendingPrompt, TurnState } from "@jp/coordinator";
+import { answerPendingPrompt, type PromptBackend, TurnState } from "@jp/coordinator";
 import { MockPromptBackend } from "@jp/coordinator/testing";
 import { InMemoryTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createMcpHandler } from "@modelcontextprotocol/server";
@@ -118,6 +118,42 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("two conversations on %s", 
       gc();
     }
     expect(gone.deref()).toBeUndefined();
+  });
+
+  it("a sub-agent's coordinator, not attached, that suspends: what the person does before its call runs again reaches the server as theirs", async () => {
+    const parent = attachedCoordinator(connection);
+    try {
+      // Left for later at first; shown again when the turn resumes, and answered there.
+      let asked = 0;
+      const person: PromptBackend = {
+        isHumanReachable: () => true,
+        ask: async (request) => {
+          asked += 1;
+          if (asked === 1) return { type: "later" } as never;
+          const id = request.kind === "question" ? request.question.id : "";
+          const values: Record<string, JsonValue> = {
+            respond: "accept",
+            name: "Ada",
+            email: "ada@example.com",
+            age: 40,
+          };
+          return { type: "answer", value: values[id] ?? null } as never;
+        },
+      };
+      const sub = attachedCoordinator(connection, { prompts: person, withStream: false });
+      sub.detach(); // a sub-agent's coordinator is never attached
+      const first = await sub.coordinator.run([{ id: "s1", name: "contact", arguments: {} }], {
+        turn: new TurnState(),
+      });
+      expect(first.pending.map((p) => p.prompt_id)).toEqual(["s1.respond.1"]);
+      await sub.coordinator.resume();
+      expect(JSON.parse(responseOf(sub.stream, "s1").content)).toMatchObject({ action: "accept" });
+      await expect
+        .poll(() => log.read().filter((entry) => entry.action === "accept"))
+        .toEqual([expect.objectContaining({ _meta: { "jp.inquiry/decision": { by: "person" } } })]);
+    } finally {
+      parent.detach();
+    }
   });
 
   it("suspended in both and answered apart, each call resumes from its own conversation's record", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type AnswerType, validateAnswer } from "../../src/index.js";
+import { boundedRegExp } from "../../src/internal/bounded-regexp.js";
 
 // A schema's `pattern` comes from a model or an MCP server. `^(a+)+$` backtracks exponentially on
 // a run of "a" that does not end the string: unbounded, 40 of them take minutes.
@@ -28,6 +29,15 @@ describe("a schema's pattern is tested with a time limit", () => {
     expect(checked.isErr() && checked.error.message).toBe(
       'does not match the JSON Schema: (root): must match pattern "^[0-9]+$"',
     );
+  });
+
+  it("a test held past the first limit (a busy machine) is confirmed under the longer one, not given up", () => {
+    // A first limit of 1 ms stands for a machine that stalls a sound test: ~2^22 backtracking
+    // steps take milliseconds, past 1 ms and well within the confirming limit.
+    const engine = boundedRegExp(CATASTROPHIC, "u", { first: 1, confirm: 10_000 });
+    expect(engine.test(`${"a".repeat(22)}!`)).toBe(false);
+    // Not given up: the pattern still tells a match.
+    expect(engine.test("aaa")).toBe(true);
   });
 
   it("an answer of many strings pays the limit once, not once per string", () => {
