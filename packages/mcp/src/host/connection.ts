@@ -2,6 +2,7 @@ import type { ConversationStream, JsonObject } from "@jp/conversation";
 import type {
   ExecuteInput,
   Executor,
+  ExecutorResult,
   ExecutorSource,
   ResolvedToolConfig,
   ToolCall,
@@ -155,13 +156,14 @@ class Connection implements McpConnection {
   readonly #remote = new Map<string, string>();
   // The calls of each conversation (a tool call's id is unique only within its conversation);
   // a conversation's entry goes once it holds nothing.
-  readonly #conversations = new Map<ConversationKey, ConversationCalls>();
+  readonly #conversations = new WeakMap<ConversationKey, ConversationCalls>();
+  // The conversations with calls running (what close() ends); a conversation that only holds
+  // calls suspended in memory is held by nothing here, and goes with its stream.
+  readonly #live = new Set<ConversationCalls>();
   // The attached coordinators: how many times each is attached, and what stops following it.
-  // `auto`: followed only for its calls, never attached (a sub-agent's coordinator).
-  readonly #followed = new Map<
-    ToolCoordinator,
-    { count: number; auto: boolean; readonly unfollow: () => void }
-  >();
+  // The attached coordinators (and detached ones whose calls still run), with how many times
+  // each is attached. One never attached is followed from its conversation's entry instead.
+  readonly #followed = new Map<ToolCoordinator, { count: number; readonly unfollow: () => void }>();
   // The conversations attached with `stream` (their calls' state is recorded in them), with how
   // many attachments gave each.
   readonly #durable = new Map<ConversationStream, number>();
@@ -259,19 +261,33 @@ class Connection implements McpConnection {
   #executorOf(remote: string): Executor {
     return {
       execute: (input) => {
-        const { coordinator } = input;
+        const { coordinator, call } = input;
+        const conversation = coordinator?.stream ?? NO_CONVERSATION;
+        let passed: Promise<ExecutorResult>;
         try {
-          const session = this.#session(coordinator?.stream ?? NO_CONVERSATION, input, remote);
+          passed = this.#session(conversation, input, remote).pass(input);
           // A coordinator nobody attached (a sub-agent's, sharing these executors) is followed
-          // while its calls run, so its closed questions reach the server and its calls end.
+          // while its conversation holds calls here, so its closed questions reach the server,
+          // its answers are the person's and its calls end.
           if (coordinator !== undefined && !this.#followed.has(coordinator)) {
-            const unfollow = this.#follow(coordinator);
-            this.#followed.set(coordinator, { count: 0, auto: true, unfollow });
+            const { followers } = this.#callsOf(conversation);
+            if (!followers.has(coordinator)) followers.set(coordinator, this.#follow(coordinator));
           }
-          return session.pass(input);
         } catch (error) {
           return Promise.reject(error);
         }
+        if (coordinator !== undefined) return passed;
+        // An input made outside a coordinator: no events tell of its end; it ends with its tool.
+        return passed.then(
+          (result) => {
+            if (result.type === "completed") this.#forget(conversation, call.id);
+            return result;
+          },
+          (error: unknown) => {
+            this.#forget(conversation, call.id);
+            throw error;
+          },
+        );
       },
     };
   }
@@ -286,10 +302,13 @@ class Connection implements McpConnection {
     if (stream !== undefined) tally(this.#durable, stream, 1);
     let following = this.#followed.get(coordinator);
     if (following === undefined) {
-      following = { count: 0, auto: false, unfollow: this.#follow(coordinator) };
+      // Followed already for its calls (never attached before): the same listeners go on.
+      const followers = this.#conversations.get(coordinator.stream)?.followers;
+      const unfollow = followers?.get(coordinator) ?? this.#follow(coordinator);
+      followers?.delete(coordinator);
+      following = { count: 0, unfollow };
       this.#followed.set(coordinator, following);
     }
-    following.auto = false;
     following.count += 1;
     this.#attachments += 1;
     const attached = following;
@@ -312,8 +331,7 @@ class Connection implements McpConnection {
       if (event.type !== "inquiry_response" || event.outcome !== "cancelled") return;
       const found = parseInquiryId(event.id);
       if (found === undefined) return;
-      const key = this.#holding(conversation, found.callId);
-      const session = this.#conversations.get(key)?.sessions.get(found.callId);
+      const session = this.#conversations.get(conversation)?.sessions.get(found.callId);
       if (session !== undefined) session.closed(found.questionId, event.reason);
       else if (this.#durable.has(conversation)) {
         this.#closeSuspended(conversation, found.callId, found.questionId, event.reason);
@@ -323,13 +341,14 @@ class Connection implements McpConnection {
       if (e.request.kind !== "question" || e.outcome !== "answer") return;
       if (!this.#remote.has(e.request.tool_name)) return;
       const callId = e.request.tool_call_id;
-      const calls = this.#callsOf(this.#holding(conversation, callId));
+      const calls = this.#callsOf(conversation);
       (calls.sessions.get(callId)?.prompted ?? calls.promptedIn(callId)).add(e.request.question.id);
     };
     const onState: Parameters<typeof coordinator.on<"tool-state">>[1] = (e) => {
-      const key = this.#holding(conversation, e.tool_call_id);
-      if (e.state === "suspended") this.#suspend(key, e.tool_call_id);
-      else if (e.state === "completed") this.#forget(key, e.tool_call_id);
+      // Another tool's call may have the same id (some providers send duplicates).
+      if (!this.#remote.has(e.tool_name)) return;
+      if (e.state === "suspended") this.#suspend(conversation, e.tool_call_id);
+      else if (e.state === "completed") this.#forget(conversation, e.tool_call_id);
     };
     coordinator.on("inquiry-recorded", onRecorded);
     coordinator.on("prompt-answered", onAnswered);
@@ -339,14 +358,6 @@ class Connection implements McpConnection {
       coordinator.off("prompt-answered", onAnswered);
       coordinator.off("tool-state", onState);
     };
-  }
-
-  // Where call `callId` of `conversation` runs: in its conversation, or with the calls of inputs
-  // that named none (a runner of the host's own), found by the call's id alone.
-  #holding(conversation: ConversationStream, callId: string): ConversationKey {
-    if (this.#conversations.get(conversation)?.sessions.has(callId) === true) return conversation;
-    const unnamed = this.#conversations.get(NO_CONVERSATION);
-    return unnamed?.sessions.has(callId) === true ? NO_CONVERSATION : conversation;
   }
 
   // The calls of `conversation`, made when first needed.
@@ -365,18 +376,22 @@ class Connection implements McpConnection {
     this.#letGo(conversation);
   }
 
-  // `conversation`'s entry goes once it holds nothing. Its coordinators that are not attached stop
-  // being followed: one the host detached once none of its calls runs; one never attached (a
-  // sub-agent's) once nothing of it is left here (a call suspended in memory still needs its
-  // events: a question closed, or answered, before the call runs again).
+  // Once none of `conversation`'s calls runs, a coordinator of it the host detached is no longer
+  // followed; once it holds nothing, its entry goes, and with it the following of coordinators
+  // never attached (a call suspended in memory still needs their events: a question closed, or
+  // answered, before the call runs again).
   #letGo(conversation: ConversationKey): void {
     const calls = this.#conversations.get(conversation);
     const running = calls !== undefined && calls.sessions.size > calls.waiting.size;
-    const holds = calls !== undefined && !calls.empty;
-    if (calls !== undefined && !holds) this.#conversations.delete(conversation);
+    if (calls !== undefined && !running) this.#live.delete(calls);
+    if (calls?.empty === true) {
+      for (const unfollow of calls.followers.values()) unfollow();
+      calls.followers.clear();
+      this.#conversations.delete(conversation);
+    }
+    if (running) return;
     for (const [coordinator, following] of this.#followed) {
       if (following.count > 0 || coordinator.stream !== conversation) continue;
-      if (following.auto ? holds : running) continue;
       following.unfollow();
       this.#followed.delete(coordinator);
     }
@@ -396,7 +411,7 @@ class Connection implements McpConnection {
       return;
     }
     const round = session.suspend();
-    const durable = conversation !== NO_CONVERSATION && this.#durable.has(conversation);
+    const durable = isConversation(conversation) && this.#durable.has(conversation);
     // Without the conversation, a round can only go on in this process, from memory.
     if (!durable && round !== undefined) {
       calls.waiting.add(callId);
@@ -420,7 +435,7 @@ class Connection implements McpConnection {
     };
     // Without the conversation the call resumes in this process: its tool runs again, and its
     // opening questions must still not take a consent given to another page or form.
-    if (conversation !== NO_CONVERSATION && durable) {
+    if (isConversation(conversation) && durable) {
       writeSuspendedCall(conversation, callId, record);
     } else {
       calls.kept.set(callId, record);
@@ -473,8 +488,8 @@ class Connection implements McpConnection {
   }
 
   async close(): Promise<void> {
-    for (const calls of this.#conversations.values()) calls.clear();
-    this.#conversations.clear();
+    for (const calls of this.#live) calls.clear();
+    this.#live.clear();
     this.#watchdog.stop();
     await this.#client.close();
   }
@@ -497,16 +512,14 @@ class Connection implements McpConnection {
     const earlier = calls.restore(
       call.id,
       { server: this.name, tool: remote },
-      conversation !== NO_CONVERSATION && this.#durable.has(conversation)
-        ? conversation
-        : undefined,
+      isConversation(conversation) ? conversation : undefined,
     );
-    if (earlier === undefined && hasAnswers(input.answers)) {
+    if (earlier === undefined && isConversation(conversation) && hasAnswers(input.answers)) {
       // A resumed call (a first pass has no answers) whose state is nowhere: its recorded consents
       // cannot be matched to what the server asks now, and are never taken as given.
-      throw new Error(
-        `MCP server "${this.name}": tool call "${call.id}" resumed without the state it was suspended in; attach the coordinator with its conversation (attach(coordinator, { stream })) when turns resume from a store or in another process`,
-      );
+      const message = `MCP server "${this.name}": tool call "${call.id}" has answers from before a suspension but no record of its state; attach the coordinator with its conversation (attach(coordinator, { stream })) when turns resume from a store or in another process, under the same server name`;
+      this.#refuse(message, call.id);
+      throw new Error(message);
     }
     // Answers given before the call ran (a resumed call's pending question) become the session's.
     const prompted = calls.prompted.get(call.id) ?? new Set<string>();
@@ -517,6 +530,7 @@ class Connection implements McpConnection {
         ? this.#roundCall(call, remote, prompted, earlier)
         : this.#lined(call, remote, prompted, earlier);
     calls.sessions.set(call.id, session);
+    this.#live.add(calls);
     return session;
   }
 
@@ -597,7 +611,11 @@ function tally<K>(counts: Map<K, number>, key: K, by: 1 | -1): void {
 
 /** A conversation, or the calls of inputs that name none (made outside a coordinator). */
 type ConversationKey = ConversationStream | typeof NO_CONVERSATION;
-const NO_CONVERSATION = Symbol("no conversation");
+const NO_CONVERSATION: { readonly conversation: "none" } = Object.freeze({ conversation: "none" });
+
+function isConversation(key: ConversationKey): key is ConversationStream {
+  return key !== NO_CONVERSATION;
+}
 
 /**
  * What one conversation's calls hold on a connection: its calls in flight, the questions a
@@ -606,6 +624,8 @@ const NO_CONVERSATION = Symbol("no conversation");
  */
 class ConversationCalls {
   readonly sessions = new Map<string, CallSession>();
+  // Coordinators of this conversation followed for its calls without being attached.
+  readonly followers = new Map<ToolCoordinator, () => void>();
   // Calls whose session waits in memory for the resume of a suspended turn (a 2026-07-28 round
   // attached without the conversation): nothing runs until then.
   readonly waiting = new Set<string>();

@@ -228,6 +228,6 @@ it("kept in memory, a call resumed in its conversation loaded anew says to attac
     | { content?: string }
     | undefined;
   expect(response?.content).toContain(
-    'tool call "c1" resumed without the state it was suspended in; attach the coordinator with its conversation (attach(coordinator, { stream }))',
+    'tool call "c1" has answers from before a suspension but no record of its state; attach the coordinator with its conversation (attach(coordinator, { stream }))',
   );
 });

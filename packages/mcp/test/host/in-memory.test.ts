@@ -301,19 +301,29 @@ describe("2026-07-28 in process, through the SDK's web handler", () => {
       })
     )._unsafeUnwrap();
     servers.push(fresh);
-    fresh.attach(
-      new ToolCoordinator({ stream: ConversationStream.empty(), tools: {}, executors: fresh }),
-    );
+    const coordinator = new ToolCoordinator({
+      stream: ConversationStream.empty(),
+      tools: {},
+      executors: fresh,
+    });
+    fresh.attach(coordinator);
     const call = { id: "w2", name: "contact", arguments: {} };
     const executor = fresh.executorFor(call, {} as never);
     const signal = new AbortController().signal;
     // Answers recorded before a restart, without the call's record (attached without `stream`).
     const recorded = { respond: "accept", name: "Ada", email: "ada@example.com" };
-    await expect(executor?.execute({ call, answers: recorded, signal })).rejects.toThrow(
-      'MCP server "web": tool call "w2" resumed without the state it was suspended in; attach the coordinator with its conversation (attach(coordinator, { stream }))',
+    await expect(
+      executor?.execute({ call, answers: recorded, signal, coordinator }),
+    ).rejects.toThrow(
+      'MCP server "web": tool call "w2" has answers from before a suspension but no record of its state; attach the coordinator with its conversation (attach(coordinator, { stream }))',
     );
     // A first pass (no answers yet) runs as usual.
-    const first = await executor?.execute({ call: { ...call, id: "w3" }, answers: {}, signal });
+    const first = await executor?.execute({
+      call: { ...call, id: "w3" },
+      answers: {},
+      signal,
+      coordinator,
+    });
     expect(first).toMatchObject({ type: "needs_input", question: { id: "respond" } });
   });
 });

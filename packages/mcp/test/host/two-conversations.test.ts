@@ -5,8 +5,14 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import type { JsonValue } from "@jp/conversation";
 import { ConversationStream } from "@jp/conversation";
-import { answerPendingPrompt, type PromptBackend, TurnState } from "@jp/coordinator";
-import { MockPromptBackend } from "@jp/coordinator/testing";
+import {
+  answerPendingPrompt,
+  combineExecutorSources,
+  type PromptBackend,
+  ToolCoordinator,
+  TurnState,
+} from "@jp/coordinator";
+import { MockExecutor, MockExecutorSource, MockPromptBackend } from "@jp/coordinator/testing";
 import { InMemoryTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -18,6 +24,7 @@ import {
   inquiries,
   responseOf,
   run,
+  UNATTENDED,
   unpaired,
 } from "../support.js";
 
@@ -153,6 +160,36 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("two conversations on %s", 
         .toEqual([expect.objectContaining({ _meta: { "jp.inquiry/decision": { by: "person" } } })]);
     } finally {
       parent.detach();
+    }
+  });
+
+  it("another tool's call of the same id in the same run (a duplicate id) leaves the MCP call alone", async () => {
+    const stream = ConversationStream.empty();
+    stream.startTurn("Go.");
+    const local = new MockExecutor(async () => ({ type: "success", content: "local done" }));
+    const coordinator = new ToolCoordinator({
+      stream,
+      tools: UNATTENDED,
+      executors: combineExecutorSources(new MockExecutorSource({ local }), connection),
+      prompts: new MockPromptBackend({ questions: contactOf("Ada") }),
+    });
+    const detach = connection.attach(coordinator);
+    try {
+      const { responses } = await coordinator.run(
+        [
+          { id: "d", name: "local", arguments: {} },
+          { id: "d", name: "contact", arguments: {} },
+        ],
+        { turn: new TurnState() },
+      );
+      expect(responses.map((r) => r.content)).toContain("local done");
+      const mcp = responses.find((r) => r.content !== "local done");
+      expect(JSON.parse(mcp?.content ?? "null")).toMatchObject({
+        action: "accept",
+        content: { name: "Ada", email: "ada@example.com", age: 40 },
+      });
+    } finally {
+      detach();
     }
   });
 
