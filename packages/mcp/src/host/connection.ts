@@ -331,7 +331,8 @@ class Connection implements McpConnection {
       if (event.type !== "inquiry_response" || event.outcome !== "cancelled") return;
       const found = parseInquiryId(event.id);
       if (found === undefined) return;
-      const session = this.#conversations.get(conversation)?.sessions.get(found.callId);
+      const key = this.#holding(conversation, found.callId);
+      const session = this.#conversations.get(key)?.sessions.get(found.callId);
       if (session !== undefined) session.closed(found.questionId, event.reason);
       else if (this.#durable.has(conversation)) {
         this.#closeSuspended(conversation, found.callId, found.questionId, event.reason);
@@ -341,14 +342,15 @@ class Connection implements McpConnection {
       if (e.request.kind !== "question" || e.outcome !== "answer") return;
       if (!this.#remote.has(e.request.tool_name)) return;
       const callId = e.request.tool_call_id;
-      const calls = this.#callsOf(conversation);
+      const calls = this.#callsOf(this.#holding(conversation, callId));
       (calls.sessions.get(callId)?.prompted ?? calls.promptedIn(callId)).add(e.request.question.id);
     };
     const onState: Parameters<typeof coordinator.on<"tool-state">>[1] = (e) => {
       // Another tool's call may have the same id (some providers send duplicates).
       if (!this.#remote.has(e.tool_name)) return;
-      if (e.state === "suspended") this.#suspend(conversation, e.tool_call_id);
-      else if (e.state === "completed") this.#forget(conversation, e.tool_call_id);
+      const key = this.#holding(conversation, e.tool_call_id);
+      if (e.state === "suspended") this.#suspend(key, e.tool_call_id);
+      else if (e.state === "completed") this.#forget(key, e.tool_call_id);
     };
     coordinator.on("inquiry-recorded", onRecorded);
     coordinator.on("prompt-answered", onAnswered);
@@ -358,6 +360,16 @@ class Connection implements McpConnection {
       coordinator.off("prompt-answered", onAnswered);
       coordinator.off("tool-state", onState);
     };
+  }
+
+  // Where `conversation`'s call `callId` is held: in its conversation, or, when only there, with
+  // the calls of inputs that named no coordinator (a host's wrapper that rebuilds the input),
+  // found by the call's id alone.
+  #holding(conversation: ConversationStream, callId: string): ConversationKey {
+    if (this.#conversations.get(conversation)?.has(callId) === true) return conversation;
+    return this.#conversations.get(NO_CONVERSATION)?.has(callId) === true
+      ? NO_CONVERSATION
+      : conversation;
   }
 
   // The calls of `conversation`, made when first needed.
@@ -376,10 +388,10 @@ class Connection implements McpConnection {
     this.#letGo(conversation);
   }
 
-  // Once none of `conversation`'s calls runs, a coordinator of it the host detached is no longer
-  // followed; once it holds nothing, its entry goes, and with it the following of coordinators
-  // never attached (a call suspended in memory still needs their events: a question closed, or
-  // answered, before the call runs again).
+  // A coordinator not attached is followed while its conversation holds calls here (a call
+  // suspended in memory still needs its events: a question closed, or answered, before the call
+  // runs again), from the conversation's entry, which goes once it holds nothing; a coordinator
+  // the host detached moves there once none of its calls runs.
   #letGo(conversation: ConversationKey): void {
     const calls = this.#conversations.get(conversation);
     const running = calls !== undefined && calls.sessions.size > calls.waiting.size;
@@ -392,8 +404,10 @@ class Connection implements McpConnection {
     if (running) return;
     for (const [coordinator, following] of this.#followed) {
       if (following.count > 0 || coordinator.stream !== conversation) continue;
-      following.unfollow();
       this.#followed.delete(coordinator);
+      // Still holding calls suspended in memory: followed from the entry, as if never attached.
+      if (calls !== undefined && !calls.empty) calls.followers.set(coordinator, following.unfollow);
+      else following.unfollow();
     }
   }
 
@@ -506,6 +520,7 @@ class Connection implements McpConnection {
     const existing = calls.sessions.get(call.id);
     if (existing !== undefined) {
       calls.waiting.delete(call.id);
+      this.#live.add(calls);
       return existing;
     }
     // What the call left when it was suspended: in the conversation, or kept in this process.
@@ -633,6 +648,11 @@ class ConversationCalls {
   // The records of calls suspended without the conversation, kept in this process for their
   // resume there, in this conversation: the same record the conversation would hold, by call.
   readonly kept = new Map<string, SuspendedMcpCall>();
+
+  /** Whether call `callId` runs, waits or has something kept here. */
+  has(callId: string): boolean {
+    return this.sessions.has(callId) || this.kept.has(callId) || this.prompted.has(callId);
+  }
 
   get empty(): boolean {
     return this.sessions.size === 0 && this.prompted.size === 0 && this.kept.size === 0;

@@ -8,6 +8,7 @@ import { ConversationStream } from "@jp/conversation";
 import {
   answerPendingPrompt,
   combineExecutorSources,
+  type ExecutorSource,
   type PromptBackend,
   ToolCoordinator,
   TurnState,
@@ -153,6 +154,8 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("two conversations on %s", 
         turn: new TurnState(),
       });
       expect(first.pending.map((p) => p.prompt_id)).toEqual(["s1.respond.1"]);
+      // Attached and detached meanwhile: it stays followed while its call waits.
+      connection.attach(sub.coordinator)();
       await sub.coordinator.resume();
       expect(JSON.parse(responseOf(sub.stream, "s1").content)).toMatchObject({ action: "accept" });
       await expect
@@ -284,6 +287,44 @@ describe("conversations of other coordinators", () => {
     } finally {
       detach();
     }
+  });
+
+  it("a host's wrapper that rebuilds the input (no coordinator named) still frees the line and tells the person's answers", async () => {
+    // The wrapper passes on only what ExecuteInput required before `coordinator` was added.
+    const wrapped: ExecutorSource = {
+      executorFor: (call, config) => {
+        const executor = connection.executorFor(call, config);
+        return (
+          executor && {
+            execute: ({ call, answers, signal }) => executor.execute({ call, answers, signal }),
+          }
+        );
+      },
+    };
+    const stream = ConversationStream.empty();
+    stream.startTurn("Go.");
+    const runWith = (prompts: MockPromptBackend, id: string) => {
+      const coordinator = new ToolCoordinator({
+        stream,
+        tools: UNATTENDED,
+        executors: wrapped,
+        prompts,
+      });
+      const detach = connection.attach(coordinator);
+      return coordinator
+        .run([{ id, name: "github", arguments: {} }], { turn: new TurnState() })
+        .finally(detach);
+    };
+    await runWith(new MockPromptBackend({ questions: [{ type: "cancelled" }] }), "w1");
+    await runWith(new MockPromptBackend({ questions: [answer("accept"), answer("ada")] }), "w2");
+    // The cancelled call left the line: the next one ran, and the server heard the person.
+    expect(JSON.parse(responseOf(stream, "w2").content)).toEqual([
+      {
+        action: "accept",
+        content: { name: "ada" },
+        _meta: { "jp.inquiry/decision": { by: "person" } },
+      },
+    ]);
   });
 
   it("attach refuses a stream other than the one its coordinator records in", () => {
