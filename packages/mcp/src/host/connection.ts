@@ -167,6 +167,8 @@ class Connection implements McpConnection {
   // The conversations attached with `stream` (their calls' state is recorded in them), with how
   // many attachments gave each.
   readonly #durable = new Map<ConversationStream, number>();
+  // The call whose pass a followed coordinator announced last, until the pass reaches execute.
+  #starting: { readonly conversation: ConversationStream; readonly callId: string } | undefined;
   // How many attachments are in place (a coordinator attached twice counts twice).
   #attachments = 0;
   // Executors by model-facing tool name: one per tool, shared by its calls.
@@ -262,7 +264,13 @@ class Connection implements McpConnection {
     return {
       execute: (input) => {
         const { coordinator, call } = input;
-        const conversation = coordinator?.stream ?? NO_CONVERSATION;
+        // An input that names no coordinator (a host's wrapper that rebuilds it) belongs to the
+        // coordinator that announced this call's pass just before (`tool-state` "running").
+        const starting = this.#starting;
+        this.#starting = undefined;
+        const conversation =
+          coordinator?.stream ??
+          (starting?.callId === call.id ? starting.conversation : NO_CONVERSATION);
         let passed: Promise<ExecutorResult>;
         try {
           passed = this.#session(conversation, input, remote).pass(input);
@@ -276,7 +284,7 @@ class Connection implements McpConnection {
         } catch (error) {
           return Promise.reject(error);
         }
-        if (coordinator !== undefined) return passed;
+        if (conversation !== NO_CONVERSATION) return passed;
         // An input made outside a coordinator: no events tell of its end; it ends with its tool.
         return passed.then(
           (result) => {
@@ -331,8 +339,7 @@ class Connection implements McpConnection {
       if (event.type !== "inquiry_response" || event.outcome !== "cancelled") return;
       const found = parseInquiryId(event.id);
       if (found === undefined) return;
-      const key = this.#holding(conversation, found.callId);
-      const session = this.#conversations.get(key)?.sessions.get(found.callId);
+      const session = this.#conversations.get(conversation)?.sessions.get(found.callId);
       if (session !== undefined) session.closed(found.questionId, event.reason);
       else if (this.#durable.has(conversation)) {
         this.#closeSuspended(conversation, found.callId, found.questionId, event.reason);
@@ -342,15 +349,15 @@ class Connection implements McpConnection {
       if (e.request.kind !== "question" || e.outcome !== "answer") return;
       if (!this.#remote.has(e.request.tool_name)) return;
       const callId = e.request.tool_call_id;
-      const calls = this.#callsOf(this.#holding(conversation, callId));
+      const calls = this.#callsOf(conversation);
       (calls.sessions.get(callId)?.prompted ?? calls.promptedIn(callId)).add(e.request.question.id);
     };
     const onState: Parameters<typeof coordinator.on<"tool-state">>[1] = (e) => {
       // Another tool's call may have the same id (some providers send duplicates).
       if (!this.#remote.has(e.tool_name)) return;
-      const key = this.#holding(conversation, e.tool_call_id);
-      if (e.state === "suspended") this.#suspend(key, e.tool_call_id);
-      else if (e.state === "completed") this.#forget(key, e.tool_call_id);
+      if (e.state === "running") this.#starting = { conversation, callId: e.tool_call_id };
+      else if (e.state === "suspended") this.#suspend(conversation, e.tool_call_id);
+      else if (e.state === "completed") this.#forget(conversation, e.tool_call_id);
     };
     coordinator.on("inquiry-recorded", onRecorded);
     coordinator.on("prompt-answered", onAnswered);
@@ -360,16 +367,6 @@ class Connection implements McpConnection {
       coordinator.off("prompt-answered", onAnswered);
       coordinator.off("tool-state", onState);
     };
-  }
-
-  // Where `conversation`'s call `callId` is held: in its conversation, or, when only there, with
-  // the calls of inputs that named no coordinator (a host's wrapper that rebuilds the input),
-  // found by the call's id alone.
-  #holding(conversation: ConversationStream, callId: string): ConversationKey {
-    if (this.#conversations.get(conversation)?.has(callId) === true) return conversation;
-    return this.#conversations.get(NO_CONVERSATION)?.has(callId) === true
-      ? NO_CONVERSATION
-      : conversation;
   }
 
   // The calls of `conversation`, made when first needed.
@@ -648,11 +645,6 @@ class ConversationCalls {
   // The records of calls suspended without the conversation, kept in this process for their
   // resume there, in this conversation: the same record the conversation would hold, by call.
   readonly kept = new Map<string, SuspendedMcpCall>();
-
-  /** Whether call `callId` runs, waits or has something kept here. */
-  has(callId: string): boolean {
-    return this.sessions.has(callId) || this.kept.has(callId) || this.prompted.has(callId);
-  }
 
   get empty(): boolean {
     return this.sessions.size === 0 && this.prompted.size === 0 && this.kept.size === 0;

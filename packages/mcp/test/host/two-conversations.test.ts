@@ -289,7 +289,7 @@ describe("conversations of other coordinators", () => {
     }
   });
 
-  it("a host's wrapper that rebuilds the input (no coordinator named) still frees the line and tells the person's answers", async () => {
+  it("a host's wrapper that rebuilds the input (no coordinator named): its call frees the line, tells the person's answers, and is left alone by another conversation's call of the same id", async () => {
     // The wrapper passes on only what ExecuteInput required before `coordinator` was added.
     const wrapped: ExecutorSource = {
       executorFor: (call, config) => {
@@ -316,7 +316,14 @@ describe("conversations of other coordinators", () => {
         .finally(detach);
     };
     await runWith(new MockPromptBackend({ questions: [{ type: "cancelled" }] }), "w1");
-    await runWith(new MockPromptBackend({ questions: [answer("accept"), answer("ada")] }), "w2");
+    // Meanwhile another conversation, attached as usual, has a call of the same id skipped by its
+    // configuration: that ends its own call only.
+    const other = (async () => {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      return run(connection, [{ id: "w2", name: "github" }], { tools: { "*": { run: "skip" } } });
+    })();
+    await runWith(new MockPromptBackend({ questions: [after(60, "accept"), answer("ada")] }), "w2");
+    await other;
     // The cancelled call left the line: the next one ran, and the server heard the person.
     expect(JSON.parse(responseOf(stream, "w2").content)).toEqual([
       {
