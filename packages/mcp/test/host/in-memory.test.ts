@@ -15,7 +15,7 @@ import { InMemoryTransport, StreamableHTTPClientTransport } from "@modelcontextp
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { connectMcpServer, type McpConnection } from "../../src/index.js";
+import { connectMcpServer, type McpConnection, type RefusedElicitation } from "../../src/index.js";
 import { createElicitServer } from "../fixtures/elicit-tools.js";
 import {
   attachedCoordinator,
@@ -290,17 +290,31 @@ describe("2026-07-28 in process, through the SDK's web handler", () => {
       ]);
   });
 
-  it("a round resumed on a fresh connection without its record fails saying why, and takes no recorded answer", async () => {
+  /** A new connection to the 2026-07-28 fixture server, closed after the file's tests. */
+  async function freshConnection(
+    options: { onRefused?: (e: RefusedElicitation) => void } = {},
+    sent: string[] = [],
+  ) {
     const fresh = (
       await connectMcpServer({
         name: "web",
         transport: new StreamableHTTPClientTransport(new URL("http://test.local/mcp"), {
-          fetch: (url, init) => handler.fetch(new Request(url, init)),
+          fetch: (url, init) => {
+            if (typeof init?.body === "string") sent.push(init.body);
+            return handler.fetch(new Request(url, init));
+          },
         }),
         versionNegotiation: { mode: { pin: "2026-07-28" } },
+        ...options,
       })
     )._unsafeUnwrap();
     servers.push(fresh);
+    return fresh;
+  }
+
+  it("a round resumed on a fresh connection without its record fails saying why, and takes no recorded answer", async () => {
+    const refused: RefusedElicitation[] = [];
+    const fresh = await freshConnection({ onRefused: (event) => refused.push(event) });
     const coordinator = new ToolCoordinator({
       stream: ConversationStream.empty(),
       tools: {},
@@ -317,6 +331,14 @@ describe("2026-07-28 in process, through the SDK's web handler", () => {
     ).rejects.toThrow(
       'MCP server "web": tool call "w2" has answers from before a suspension but no record of its state; attach the coordinator with its conversation (attach(coordinator, { stream }))',
     );
+    // The host's log hears of it too.
+    expect(refused).toEqual([
+      expect.objectContaining({
+        server: "web",
+        tool_call_id: "w2",
+        message: expect.stringContaining("no record of its state"),
+      }),
+    ]);
     // A first pass (no answers yet) runs as usual.
     const first = await executor?.execute({
       call: { ...call, id: "w3" },
@@ -325,6 +347,46 @@ describe("2026-07-28 in process, through the SDK's web handler", () => {
       coordinator,
     });
     expect(first).toMatchObject({ type: "needs_input", question: { id: "respond" } });
+  });
+
+  it("close() ends a round resumed from memory while it waits for the person", async () => {
+    const sent: string[] = [];
+    const fresh = await freshConnection({}, sent);
+    let reopen = () => {};
+    const closed = new Promise<void>((resolve) => {
+      reopen = resolve;
+    });
+    let asked = 0;
+    const person: PromptBackend = {
+      isHumanReachable: () => true,
+      ask: async () => {
+        asked += 1;
+        if (asked === 1) return { type: "later" } as never;
+        if (asked === 2) return { type: "answer", value: "accept" } as never;
+        await closed; // the person is still on the next question when the host closes
+        return { type: "cancelled" } as never;
+      },
+    };
+    const { coordinator } = attachedCoordinator(fresh, { prompts: person, withStream: false });
+    const first = await coordinator.run([{ id: "r1", name: "contact", arguments: {} }], {
+      turn: new TurnState(),
+    });
+    expect(first.pending.map((p) => p.prompt_id)).toEqual(["r1.respond.1"]);
+    const resumed = coordinator.resume();
+    await expect.poll(() => asked).toBe(3);
+    await fresh.close();
+    reopen();
+    await resumed;
+    // The round was sent once more, ended by the host: the server is not left waiting.
+    const retries = sent.filter((body) => body.includes('"inputResponses"'));
+    expect(retries.map((body) => JSON.parse(body).params.inputResponses)).toEqual([
+      {
+        contact: {
+          action: "cancel",
+          _meta: { "jp.inquiry/decision": { by: "host", reason: "interrupted" } },
+        },
+      },
+    ]);
   });
 });
 
