@@ -160,7 +160,6 @@ class Connection implements McpConnection {
   // The conversations with calls running (what close() ends); a conversation that only holds
   // calls suspended in memory is held by nothing here, and goes with its stream.
   readonly #live = new Set<ConversationCalls>();
-  // The attached coordinators: how many times each is attached, and what stops following it.
   // The attached coordinators (and detached ones whose calls still run), with how many times
   // each is attached. One never attached is followed from its conversation's entry instead.
   readonly #followed = new Map<ToolCoordinator, { count: number; readonly unfollow: () => void }>();
@@ -273,7 +272,7 @@ class Connection implements McpConnection {
           (starting?.callId === call.id ? starting.conversation : NO_CONVERSATION);
         let passed: Promise<ExecutorResult>;
         try {
-          passed = this.#session(conversation, input, remote).pass(input);
+          const session = this.#session(conversation, input, remote);
           // A coordinator nobody attached (a sub-agent's, sharing these executors) is followed
           // while its conversation holds calls here, so its closed questions reach the server,
           // its answers are the person's and its calls end.
@@ -281,6 +280,7 @@ class Connection implements McpConnection {
             const { followers } = this.#callsOf(conversation);
             if (!followers.has(coordinator)) followers.set(coordinator, this.#follow(coordinator));
           }
+          passed = session.pass(input);
         } catch (error) {
           return Promise.reject(error);
         }
