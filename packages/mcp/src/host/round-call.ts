@@ -50,6 +50,8 @@ export class RoundCall extends ElicitingCall {
   #ended = false;
   // Set while the round in hand was restored from a record and not yet retried.
   #restored = false;
+  // The responses the restored round already had (see SuspendedRound.responses).
+  #restoredResponses: Readonly<Record<string, ElicitResponse>> | undefined;
   // The time limit of the last request sent, for the failure's text.
   #timeoutMs = 0;
 
@@ -86,6 +88,7 @@ export class RoundCall extends ElicitingCall {
         ...(round.request_state === undefined ? {} : { requestState: round.request_state }),
       };
       this.#restored = true;
+      this.#restoredResponses = round.responses;
     }
   }
 
@@ -134,6 +137,11 @@ export class RoundCall extends ElicitingCall {
     if (this.#round === undefined && isInputRequiredResult(this.#result)) {
       const round = this.#plan(this.#result);
       if (typeof round === "string") return;
+      // What the person had already answered goes with the round, as from a live one.
+      const earlier = this.#restoredResponses ?? {};
+      for (const { key } of round.entries) {
+        if (Object.hasOwn(earlier, key)) round.responses.set(key, earlier[key] as ElicitResponse);
+      }
       this.#round = round;
     }
     this.closed(questionId, reason);
@@ -180,6 +188,7 @@ export class RoundCall extends ElicitingCall {
       ids: round.idsBefore,
       input_requests: round.requests,
       ...(round.requestState === undefined ? {} : { request_state: round.requestState }),
+      ...(round.responses.size === 0 ? {} : { responses: Object.fromEntries(round.responses) }),
     };
   }
 

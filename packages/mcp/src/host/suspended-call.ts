@@ -1,5 +1,6 @@
 import type { ConversationStream, JsonObject, JsonValue } from "@jp/conversation";
 import { isPlainObject } from "../internal/json.js";
+import type { ElicitResponse } from "./elicitation.js";
 
 /**
  * The `metadata` key of a `tool_call_request` under which this package keeps what an MCP tool
@@ -19,6 +20,13 @@ export interface SuspendedRound {
   readonly input_requests: JsonObject;
   /** The server's `requestState`, echoed byte for byte on the retry. */
   readonly request_state?: string;
+  /**
+   * The responses the round already had, by request key (a form the person finished before the
+   * turn suspended at the next one): a round closed while the call is suspended is sent with
+   * them, so the server hears the person's answers rather than the host's cancel. A resumed call
+   * that runs its tool again takes them from the recorded answers instead.
+   */
+  readonly responses?: Readonly<Record<string, ElicitResponse>>;
 }
 
 /** What this package records on a suspended MCP tool call (see {@link MCP_CALL_METADATA_KEY}). */
@@ -124,12 +132,37 @@ function readRound(value: unknown): SuspendedRound | null {
   if (typeof legs !== "number" || !Number.isInteger(legs) || legs < 1) return null;
   if (!isStringList(ids) || !isPlainObject(requests)) return null;
   if (state !== undefined && typeof state !== "string") return null;
+  // Responses that do not read as responses are left out: the round is closed with the host's
+  // cancel for those requests, as before they were kept.
+  const responses = readResponses(value.responses);
   return {
     legs,
     ids,
     input_requests: requests,
     ...(state === undefined ? {} : { request_state: state }),
+    ...(responses === undefined ? {} : { responses }),
   };
+}
+
+const ACTIONS: readonly unknown[] = ["accept", "decline", "cancel"];
+
+function readResponses(value: unknown): Record<string, ElicitResponse> | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const responses: Record<string, ElicitResponse> = {};
+  for (const [key, response] of Object.entries(value)) {
+    if (!isPlainObject(response) || !ACTIONS.includes(response.action)) return undefined;
+    const { content, _meta: meta } = response;
+    if (content !== undefined && !isPlainObject(content)) return undefined;
+    if (meta !== undefined && !isPlainObject(meta)) return undefined;
+    // defineProperty: a request key "__proto__" stays a key.
+    Object.defineProperty(responses, key, {
+      value: response as unknown as ElicitResponse,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return responses;
 }
 
 function isStringRecord(value: unknown): value is Record<string, string> {

@@ -19,6 +19,7 @@ interface Seen {
   readonly args: JsonObject;
   readonly state: string | undefined;
   readonly response: unknown;
+  readonly responses: unknown;
 }
 
 const open: { close(): Promise<void> }[] = [];
@@ -26,8 +27,43 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
 });
 
-/** A 2026-07-28 server whose tool asks one form (`f`, a name and a city) and then finishes. */
-async function connect(onRetry?: () => Promise<void>) {
+/** One form, `f`: a name and a city. */
+const ONE_FORM = () => ({
+  f: inputRequired.elicit({
+    message: "Who?",
+    requestedSchema: {
+      type: "object",
+      properties: { name: { type: "string" }, city: { type: "string" } },
+      required: ["name", "city"],
+    } as never,
+  }),
+});
+
+/** Two forms in one round: `f` (a name), then `g` (a city). */
+const TWO_FORMS = () => ({
+  f: inputRequired.elicit({
+    message: "Who?",
+    requestedSchema: {
+      type: "object",
+      properties: { name: { type: "string" } },
+      required: ["name"],
+    } as never,
+  }),
+  g: inputRequired.elicit({
+    message: "Where?",
+    requestedSchema: {
+      type: "object",
+      properties: { city: { type: "string" } },
+      required: ["city"],
+    } as never,
+  }),
+});
+
+/**
+ * A 2026-07-28 server whose tool asks one round (`ONE_FORM` unless given) and then finishes; what
+ * it saw under `f` is each request's `response`, everything it got in `inputResponses`.
+ */
+async function connect(onRetry?: () => Promise<void>, requests = ONE_FORM) {
   const seen: Seen[] = [];
   const handler = createMcpHandler(() => {
     const server = new McpServer({ name: "s", version: "1" });
@@ -36,22 +72,16 @@ async function connect(onRetry?: () => Promise<void>) {
       { description: "asks once", inputSchema: fromJsonSchema({ type: "object" }) },
       async (input: unknown, ctx: ServerContext) => {
         const args = input as JsonObject;
-        const response = ctx.mcpReq.inputResponses?.f;
-        seen.push({ args, state: ctx.mcpReq.requestState<string>(), response: response ?? null });
+        const responses = ctx.mcpReq.inputResponses;
+        const response = responses?.f;
+        seen.push({
+          args,
+          state: ctx.mcpReq.requestState<string>(),
+          response: response ?? null,
+          responses: responses ?? null,
+        });
         if (response === undefined) {
-          return inputRequired({
-            requestState: `state-${seen.length}`,
-            inputRequests: {
-              f: inputRequired.elicit({
-                message: "Who?",
-                requestedSchema: {
-                  type: "object",
-                  properties: { name: { type: "string" }, city: { type: "string" } },
-                  required: ["name", "city"],
-                } as never,
-              }),
-            },
-          });
+          return inputRequired({ requestState: `state-${seen.length}`, inputRequests: requests() });
         }
         await onRetry?.();
         return { content: [{ type: "text", text: "done" }] };
@@ -126,6 +156,33 @@ describe("a 2026-07-28 round that ends without the person's answers", () => {
     await expect.poll(() => seen.length).toBe(2);
     expect(seen.map((s) => s.args)).toEqual([{ path: "/data/tmp" }, { path: "/data/tmp" }]);
     expect(seen[1]?.response).toMatchObject({ action: "cancel" });
+  });
+
+  it("closed while the turn is suspended, a request the person answered before is sent with the answer", async () => {
+    const { connection, seen } = await connect(undefined, TWO_FORMS);
+    const { stream, coordinator } = attachedCoordinator(connection, {
+      prompts: answers({ respond: "accept", name: "ada" }),
+    });
+    const suspended = await coordinator.run([{ id: "c5", name: "t", arguments: {} }], {
+      turn: new TurnState(),
+    });
+    expect(suspended.pending.map((p) => p.prompt_id)).toEqual(["c5.respond_2.1"]);
+    // In another process, the person dismisses the second form.
+    const later = await connect(undefined, TWO_FORMS);
+    const again = attachedCoordinator(later.connection, { stream });
+    answerPendingPrompt(stream, "c5.respond_2.1", { type: "cancelled" });
+    await again.coordinator.resume();
+    await expect.poll(() => later.seen.length).toBe(1);
+    expect(seen).toHaveLength(1);
+    // The first form carries the person's answer; the second, the person's cancel.
+    expect(later.seen[0]?.responses).toEqual({
+      f: {
+        action: "accept",
+        content: { name: "ada" },
+        _meta: { "jp.inquiry/decision": { by: "person" } },
+      },
+      g: { action: "cancel", _meta: { "jp.inquiry/decision": { by: "person", reason: "user" } } },
+    });
   });
 
   it("an invalid answer at a resumed prompt asks again and keeps the round: one retry, its state echoed", async () => {

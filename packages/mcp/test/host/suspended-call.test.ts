@@ -21,6 +21,7 @@ const record: SuspendedMcpCall = {
     ids: ["respond", "name"],
     input_requests: { confirm: { method: "elicitation/create", params: { message: "Go?" } } },
     request_state: "opaque",
+    responses: { earlier: { action: "accept", content: { name: "ada" }, _meta: { by: "person" } } },
   },
 };
 
@@ -37,6 +38,9 @@ function streamWithCall(): ConversationStream {
   );
   return stream;
 }
+
+// Where streamWithCall's request is: after the turn's start and the user's message.
+const REQUEST = 2;
 
 const metadataOf = (stream: ConversationStream) =>
   (stream.events.find((e) => e.type === "tool_call_request") as { metadata?: object }).metadata;
@@ -77,8 +81,44 @@ describe("the record of a suspended MCP call", () => {
     ["null", null],
   ])("reads as none when it holds %s (the call then starts again)", (_, value) => {
     const stream = streamWithCall();
-    stream.setMetadata(1, MCP_CALL_METADATA_KEY, value as never);
+    stream.setMetadata(REQUEST, MCP_CALL_METADATA_KEY, value as never);
     expect(readSuspendedCall(stream, "c1", expected)).toBeUndefined();
+  });
+
+  it.each([
+    ["an unknown action", { f: { action: "maybe" } }],
+    ["content that is not an object", { f: { action: "accept", content: "ada" } }],
+    ["_meta that is not an object", { f: { action: "decline", _meta: [] } }],
+    ["a response that is not an object", { f: "accept" }],
+    ["a list", [{ action: "accept" }]],
+  ])(
+    "keeps its round but none of its responses when they hold %s (the round then closes with the host's cancel)",
+    (_, responses) => {
+      const stream = streamWithCall();
+      stream.setMetadata(REQUEST, MCP_CALL_METADATA_KEY, {
+        ...record,
+        round: { ...record.round, responses },
+      } as never);
+      const { responses: __, ...round } = record.round ?? ({} as never);
+      expect(readSuspendedCall(stream, "c1", expected)).toEqual({ ...record, round });
+    },
+  );
+
+  it('keeps a response under the request key "__proto__" as a key', () => {
+    const stream = streamWithCall();
+    stream.setMetadata(
+      REQUEST,
+      MCP_CALL_METADATA_KEY,
+      JSON.parse(
+        JSON.stringify({ ...record, round: { ...record.round, responses: {} } }).replace(
+          '"responses":{}',
+          '"responses":{"__proto__":{"action":"decline"}}',
+        ),
+      ),
+    );
+    const read = readSuspendedCall(stream, "c1", expected)?.round?.responses ?? {};
+    expect(Object.keys(read)).toEqual(["__proto__"]);
+    expect(Object.getPrototypeOf(read)).toBe(Object.prototype);
   });
 
   it("is looked for in the last turn only, where a suspended call is", () => {
