@@ -356,8 +356,10 @@ export class SecretMask {
 
   /**
    * A question with every secret masked in what is written and shown: its text, its context and
-   * the default of a text question (a select's default must stay one of its options). A tool that quotes an earlier secret answer in a later question would
-   * otherwise put it in the record (and, routed to the assistant, in front of a model).
+   * the default of a text question (a select's default must stay one of its options). A tool
+   * that quotes an earlier secret answer in a later question would otherwise put it in the record
+   * (and, routed to the assistant, in front of a model). A quote where masking would change what
+   * the question accepts is found by {@link SecretMask.unmaskable}.
    */
   maskQuestion<
     Q extends {
@@ -387,6 +389,29 @@ export class SecretMask {
       ...(context === undefined ? {} : { context }),
       ...(fallback === undefined ? {} : { default: fallback }),
     };
+  }
+
+  /**
+   * Where a question quotes a secret answer of the run in a part that cannot be masked without
+   * changing what the question accepts: its answer type (a select's options, a schema) or a
+   * default other than a text question's. `undefined` when it quotes none there.
+   */
+  unmaskable(question: {
+    readonly default?: unknown;
+    readonly answer_type: { readonly type: string };
+  }): "answer_type" | "default" | undefined {
+    if (this.#values === undefined) return undefined;
+    if (this.#quotes(question.answer_type)) return "answer_type";
+    if (question.answer_type.type !== "text" && this.#quotes(question.default)) return "default";
+    return undefined;
+  }
+
+  // Whether a JSON value holds a secret in any string or key.
+  #quotes(value: unknown): boolean {
+    if (typeof value === "string") return this.mask(value) !== value;
+    if (typeof value !== "object" || value === null) return false;
+    if (Array.isArray(value)) return value.some((item) => this.#quotes(item));
+    return Object.entries(value).some(([key, item]) => this.#quotes(key) || this.#quotes(item));
   }
 
   /** `text` with every occurrence of every secret replaced by {@link SecretMask.MASK}. */

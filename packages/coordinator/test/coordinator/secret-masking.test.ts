@@ -216,6 +216,64 @@ describe("a secret answer is masked in the failure texts the coordinator records
     expectNowhere(secret, surfaces(stream, result, emitted));
   });
 
+  it.each([
+    [
+      "a select's options",
+      (secret: string) => ({
+        id: "which",
+        text: "Store the key?",
+        answer_type: { type: "select", options: [`store ${secret}`, "discard"] },
+      }),
+      "answer type (its options or schema)",
+    ],
+    [
+      "a schema",
+      (secret: string) => ({
+        id: "which",
+        text: "A note?",
+        answer_type: { type: "schema", schema: { type: "string", description: `for ${secret}` } },
+      }),
+      "answer type (its options or schema)",
+    ],
+    [
+      "a schema question's default",
+      (secret: string) => ({
+        id: "which",
+        text: "A note?",
+        answer_type: { type: "schema", schema: { type: "object" } },
+        default: { key: secret },
+      }),
+      "default",
+    ],
+  ] as const)(
+    "a later question that quotes a secret answer in %s is not asked: the call fails saying where, and the secret is nowhere",
+    async (_, quoting, where) => {
+      const secret = "pw-Ux52-unique";
+      const tool = new MockExecutor((input) => {
+        if (input.answers.token === undefined) {
+          return { type: "needs_input", question: secretQuestion() };
+        }
+        if (input.answers.which === undefined) {
+          return { type: "needs_input", question: quoting(String(input.answers.token)) as never };
+        }
+        return { type: "success", content: "done" };
+      });
+      const { stream, result, emitted, human } = await runWith(
+        UNATTENDED,
+        { login: tool },
+        { questions: [answer(secret), answer("discard")] },
+      );
+
+      expect(human.questions).toHaveLength(1);
+      expect(result.responses[0]?.is_error).toBe(true);
+      expect(result.responses[0]?.content).toContain(
+        `its question "which" quotes a secret answer in its ${where}, where it cannot be hidden`,
+      );
+      expect(stream.events.filter((e) => e.type === "inquiry_request")).toHaveLength(1);
+      expectNowhere(secret, surfaces(stream, result, emitted));
+    },
+  );
+
   it("a static secret from the configuration is masked too", async () => {
     const secret = "static-Kx27-secret";
     const { result } = await runWith(
