@@ -73,6 +73,7 @@ export {
   toolsConfigSchema,
 } from "./config/schema.js";
 export { answersAddedSince } from "./coordinator/answers-view.js";
+export { SecretMask } from "./coordinator/context.js";
 export type {
   CoordinatorEvents,
   PromptOutcome,

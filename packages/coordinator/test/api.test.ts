@@ -16,6 +16,7 @@ describe("the public API of @jp/coordinator", () => {
       "PromptUnsupportedError",
       "ROUTING_RULES",
       "ResumeAnswerError",
+      "SecretMask",
       "TRACE_NAMES",
       "TURN_ENDED",
       "ToolCoordinator",

@@ -11,8 +11,15 @@ import {
   type JsonObject,
 } from "@jp/conversation";
 import { type PromptBackend, ToolCoordinator, type ToolsConfig, TurnState } from "@jp/coordinator";
+import { InMemoryTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { connectMcpServer, type McpConnection, type McpServerOptions } from "../src/index.js";
+import { createMcpHandler, type McpServer } from "@modelcontextprotocol/server";
+import {
+  connectMcpServer,
+  type createMcpToolServer,
+  type McpConnection,
+  type McpServerOptions,
+} from "../src/index.js";
 
 export const ERAS = [
   ["2025-11-25", undefined],
@@ -201,4 +208,44 @@ export function responseOf(
     | undefined;
   if (response === undefined) throw new Error(`no response for ${id}`);
   return { content: response.content, is_error: response.is_error };
+}
+
+/**
+ * A connection to tools served by `createMcpToolServer` in this process, on `era`: an in-memory
+ * pair for 2025-11-25, a handler called through `fetch` for 2026-07-28. `close` ends both sides.
+ */
+export async function servedInProcess(
+  era: "2025-11-25" | "2026-07-28",
+  factory: ReturnType<typeof createMcpToolServer>,
+  options: Omit<McpServerOptions, "name" | "transport"> = {},
+): Promise<{ connection: McpConnection; close: () => Promise<void> }> {
+  let transport: InMemoryTransport | StreamableHTTPClientTransport;
+  let closeServer = async () => {};
+  if (era === "2025-11-25") {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const server = (await factory({ era: "legacy" } as never)) as McpServer;
+    await server.connect(serverSide);
+    transport = clientSide;
+  } else {
+    const handler = createMcpHandler(factory);
+    transport = new StreamableHTTPClientTransport(new URL("http://served.test/mcp"), {
+      fetch: (url, init) => handler.fetch(new Request(url, init)),
+    });
+    closeServer = () => handler.close();
+  }
+  const connection = (
+    await connectMcpServer({
+      name: "served",
+      transport,
+      ...options,
+      ...(era === "2026-07-28" ? { versionNegotiation: { mode: { pin: era } } } : {}),
+    })
+  )._unsafeUnwrap();
+  return {
+    connection,
+    close: async () => {
+      await connection.close();
+      await closeServer();
+    },
+  };
 }

@@ -331,7 +331,15 @@ function answered<R extends PromptRequest>(
   return result;
 }
 
-/** Collects the run's secret answers and masks them in any text. */
+/**
+ * Collects secret answers and masks them in any text, as the coordinator does in what a run
+ * records and returns: for a host or server that runs tools itself (`@jp/mcp`'s tool server).
+ *
+ * @example
+ * const secrets = new SecretMask();
+ * secrets.add("sk-live-123");
+ * secrets.mask("token sk-live-123 rejected"); // "token [redacted secret] rejected"
+ */
 export class SecretMask {
   static readonly MASK = "[redacted secret]";
   // Made with the first secret: most runs have none.

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { JsonObject, JsonValue } from "@jp/conversation";
-import type { Executor } from "@jp/coordinator";
+import { type Executor, SecretMask } from "@jp/coordinator";
 import type { Question } from "@jp/tool";
 import {
   type CallToolResult,
@@ -154,25 +154,58 @@ type Step =
   | { readonly type: "done"; readonly result: CallToolResult }
   | { readonly type: "ask"; readonly question: Question };
 
-// Runs the tool with the answers so far until it finishes or asks.
+// Runs the tool with the answers so far until it finishes or asks. The call's secret answers
+// (`secret` names them) are masked in what goes to the client, and so to its model: a failure's
+// text, a thrown error's, a later question's text, context and text default. A later question
+// that quotes one where masking would change what it accepts (options, a schema) is not asked.
 async function runTool(
   serving: Serving,
   call: { id: string; arguments: JsonObject },
   answers: Record<string, JsonValue>,
+  secret: ReadonlySet<string>,
   signal: AbortSignal,
 ): Promise<Step> {
-  const result = await serving.tool.executor.execute({
-    call: { id: call.id, name: serving.name, arguments: call.arguments },
-    answers,
-    signal,
-  });
+  const mask = maskOf(answers, secret);
+  let result: Awaited<ReturnType<Executor["execute"]>>;
+  try {
+    result = await serving.tool.executor.execute({
+      call: { id: call.id, name: serving.name, arguments: call.arguments },
+      answers,
+      signal,
+    });
+  } catch (error) {
+    if (mask === undefined || signal.aborted) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    return { type: "done", result: errorResult(mask.mask(message)) };
+  }
   if (result.type === "completed") {
+    const text =
+      result.is_error && mask !== undefined ? mask.mask(result.content) : result.content;
+    return { type: "done", result: { content: [{ type: "text", text }], isError: result.is_error } };
+  }
+  if (mask === undefined) return { type: "ask", question: result.question };
+  const where = mask.unmaskable(result.question);
+  if (where !== undefined) {
+    const part = where === "answer_type" ? "answer type (its options or schema)" : "default";
     return {
       type: "done",
-      result: { content: [{ type: "text", text: result.content }], isError: result.is_error },
+      result: errorResult(
+        `Tool '${serving.name}' failed: its question "${mask.mask(result.question.id)}" quotes a secret answer in its ${part}, where it cannot be hidden; a secret answer may be quoted only in a question's text or context, which are masked.`,
+      ),
     };
   }
-  return { type: "ask", question: result.question };
+  return { type: "ask", question: mask.maskQuestion(result.question) };
+}
+
+// A mask of the call's secret answers, or `undefined` while it has none.
+function maskOf(
+  answers: Readonly<Record<string, JsonValue>>,
+  secret: ReadonlySet<string>,
+): SecretMask | undefined {
+  if (secret.size === 0) return undefined;
+  const mask = new SecretMask();
+  for (const id of secret) if (Object.hasOwn(answers, id)) mask.add(answers[id]);
+  return mask;
 }
 
 function errorResult(text: string): CallToolResult {
@@ -196,7 +229,7 @@ async function servePushed(
   const signal = ctx.mcpReq.signal;
   const timeout = answerTimeout(serving);
   for (let asked = 0; asked <= maxQuestions(serving); asked++) {
-    const step = await runTool(serving, call, answers, signal);
+    const step = await runTool(serving, call, answers, secret, signal);
     if (step.type === "done") return step.result;
     const { question } = step;
     let error: string | undefined;
@@ -273,7 +306,7 @@ async function serveRound(
   const answers: Record<string, JsonValue> = { ...(state?.answers ?? {}) };
   Object.assign(answers, serving.secrets.answers(call.id));
   const signal = ctx.mcpReq.signal;
-  let step = await runTool(serving, call, answers, signal);
+  let step = await runTool(serving, call, answers, serving.secrets.ids(call.id), signal);
   let error: string | undefined;
   let attempt = 1;
   const asking = state?.asking;
@@ -305,7 +338,7 @@ async function serveRound(
     if (taken.type === "result") return taken.result;
     if (taken.type === "answered") {
       answers[question.id] = taken.value;
-      step = await runTool(serving, call, answers, signal);
+      step = await runTool(serving, call, answers, serving.secrets.ids(call.id), signal);
     } else if (asking.attempt >= MAX_ANSWER_ATTEMPTS) {
       return keptFailing(question, taken.error);
     } else {

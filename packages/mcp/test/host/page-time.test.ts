@@ -3,10 +3,11 @@
 import { ConversationStream, type ToolCallResponse } from "@jp/conversation";
 import { type BuiltinTool, builtinExecutor, ToolCoordinator, TurnState } from "@jp/coordinator";
 import { MockPromptBackend } from "@jp/coordinator/testing";
-import { InMemoryTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { createMcpHandler, fromJsonSchema, McpServer } from "@modelcontextprotocol/server";
+import { InMemoryTransport } from "@modelcontextprotocol/client";
+import { fromJsonSchema, McpServer } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { connectMcpServer, createMcpToolServer, type SecretPage } from "../../src/index.js";
+import { servedInProcess } from "../support.js";
 
 // A tool of ours served over MCP whose secret question goes by URL: the person takes `typingMs`
 // on the page before the answer reaches the server.
@@ -46,29 +47,10 @@ async function signIn(
     tools: { login: { description: "signs in", executor: builtinExecutor("login", login) } },
     secretPage: pageTakes(typingMs),
   });
-  let transport: InMemoryTransport | StreamableHTTPClientTransport;
-  let close = async () => {};
-  if (era === "2025-11-25") {
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const server = (await factory({ era: "legacy" } as never)) as McpServer;
-    await server.connect(serverSide);
-    transport = clientSide;
-  } else {
-    const handler = createMcpHandler(factory);
-    transport = new StreamableHTTPClientTransport(new URL("http://keys.test/mcp"), {
-      fetch: (url, init) => handler.fetch(new Request(url, init)),
-    });
-    close = () => handler.close();
-  }
-  const connection = (
-    await connectMcpServer({
-      name: "keys",
-      transport,
-      ...(client.opensUrls ? { openUrl: () => {} } : {}),
-      ...limits,
-      ...(era === "2026-07-28" ? { versionNegotiation: { mode: { pin: era } } } : {}),
-    })
-  )._unsafeUnwrap();
+  const { connection, close } = await servedInProcess(era, factory, {
+    ...(client.opensUrls ? { openUrl: () => {} } : {}),
+    ...limits,
+  });
   try {
     const stream = ConversationStream.empty();
     stream.startTurn("Sign in.");
@@ -84,7 +66,6 @@ async function signIn(
     });
     return responses[0];
   } finally {
-    await connection.close();
     await close();
   }
 }
