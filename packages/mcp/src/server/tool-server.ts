@@ -179,9 +179,11 @@ async function runTool(
     return { type: "done", result: errorResult(mask.mask(message)) };
   }
   if (result.type === "completed") {
-    const text =
-      result.is_error && mask !== undefined ? mask.mask(result.content) : result.content;
-    return { type: "done", result: { content: [{ type: "text", text }], isError: result.is_error } };
+    const text = result.is_error && mask !== undefined ? mask.mask(result.content) : result.content;
+    return {
+      type: "done",
+      result: { content: [{ type: "text", text }], isError: result.is_error },
+    };
   }
   if (mask === undefined) return { type: "ask", question: result.question };
   const where = mask.unmaskable(result.question);
