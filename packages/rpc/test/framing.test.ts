@@ -42,6 +42,22 @@ describe("foreign input", () => {
     expect(await remote.next()).toMatchObject({ id: "hello", result: { session_id: "s1" } });
   });
 
+  it.each([
+    ['{"jsonrpc":"2.0","id":1,"result":{"type":"answer","value":hunter2-SECRET}}'],
+    ['{"jsonrpc":"2.0","id":1,"result":"hunter2-SECRET'],
+    ["hunter2-SECRET"],
+  ])("never quotes a line that is not JSON, in the report or the answer: %s", async (line) => {
+    const { remote, reports } = connect();
+    remote.write(`${line}\n`);
+    const answer = await remote.next();
+    expect(answer).toMatchObject({ id: null, error: { code: -32700 } });
+    expect(reports).toHaveLength(1);
+    for (const text of [JSON.stringify(answer), reports.map((r) => r.message).join("\n")]) {
+      expect(text).not.toContain("hunter2");
+      expect(text).toContain(`${line.length} characters`);
+    }
+  });
+
   it("answers JSON that is not a JSON-RPC message with -32600, keeping a readable id", async () => {
     const { remote } = connect();
     remote.send({ hello: "world" });

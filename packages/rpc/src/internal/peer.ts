@@ -273,8 +273,9 @@ export class RpcPeer {
     try {
       value = JSON.parse(text);
     } catch (cause) {
-      this.#report(`the peer sent a line that is not JSON: ${describe(cause)}`);
-      this.#send(parseErrorMessage(describe(cause)));
+      const problem = jsonProblem(text, cause);
+      this.#report(`the peer sent a line that is not JSON: ${problem}`);
+      this.#send(parseErrorMessage(problem));
       return;
     }
     if (!Array.isArray(value)) {
@@ -373,4 +374,16 @@ export class RpcPeer {
       if (id !== null && this.#serving.get(id) === controller) this.#serving.delete(id);
     }
   }
+}
+
+// What is wrong with a line that is not JSON, without quoting it: Node.js's parse errors quote
+// part of the text, which may be an answer to a secret question in a malformed reply, and the
+// report goes to a host's logs. The position, where the parser gives one, is kept.
+function jsonProblem(text: string, cause: unknown): string {
+  const message = cause instanceof Error ? cause.message : "";
+  const position = /at position (\d+)/.exec(message)?.[1];
+  if (/end of (JSON|data)/i.test(message)) return `the line (${text.length} characters) ends early`;
+  return position === undefined
+    ? `a line of ${text.length} characters that does not parse`
+    : `a line of ${text.length} characters that does not parse at position ${position}`;
 }
