@@ -12,5 +12,6 @@ export default [
   "examples/terminal-agent",
   "examples/web-turns",
   "examples/mcp-elicitation",
+  "examples/read-conversation",
   "docs/snippets",
 ];

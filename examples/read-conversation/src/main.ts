@@ -8,6 +8,7 @@ import {
   isConversationEvent,
   loadConversation,
 } from "@jp/conversation";
+import { neutralize } from "@jp/prompt-terminal";
 
 const dir =
   process.argv[2] ?? join(import.meta.dirname, "../data/17790000000-rename-the-config-loader");
@@ -18,7 +19,9 @@ if (loaded.isErr()) {
   process.exit(1);
 }
 const { metadata, layout, stream } = loaded.value;
-console.log(`${metadata.title ?? "(untitled)"} — ${stream.length} events, ${layout} layout\n`);
+console.log(
+  `${oneLine(metadata.title ?? "(untitled)", Number.POSITIVE_INFINITY)} — ${stream.length} events, ${layout} layout\n`,
+);
 
 for (const turn of stream.turns()) {
   const events = turn.events.filter(isConversationEvent);
@@ -31,17 +34,17 @@ for (const turn of stream.turns()) {
 function printEvent(event: ConversationEvent): void {
   switch (event.type) {
     case "tool_call_request":
-      console.log(`  tool ${event.name} ${oneLine(JSON.stringify(event.arguments))}`);
+      console.log(`  tool ${oneLine(event.name)} ${oneLine(JSON.stringify(event.arguments))}`);
       return;
     case "inquiry_request": {
       const who = "name" in event.source ? event.source.name : event.source.source;
       console.log(
-        `    ? ${oneLine(event.question.text)} [${event.question.answer_type.type}, asked by ${who}]`,
+        `    ? ${oneLine(event.question.text)} [${oneLine(event.question.answer_type.type)}, asked by ${oneLine(who)}]`,
       );
       return;
     }
     case "inquiry_response":
-      console.log(`      ${inquiryResponseLine(event)}`);
+      console.log(`      ${neutralize(inquiryResponseLine(event))}`);
       return;
     case "tool_call_response":
       console.log(`    ${event.is_error ? "error" : "result"}: ${oneLine(event.content)}`);
@@ -51,10 +54,11 @@ function printEvent(event: ConversationEvent): void {
   }
 }
 
-// Text from a conversation is shown on one line, without control characters, so a recorded
-// string cannot move the cursor or restyle the terminal.
+// Text from a conversation (a model's, a tool's) is shown on one line and made inert: line breaks
+// and tabs become spaces, and `neutralize` removes escape sequences and shows other controls and
+// invisible format characters (bidi overrides) escaped, so a recorded string cannot move the
+// cursor, restyle the terminal, write the clipboard or reorder what is shown.
 function oneLine(text: string, max = 100): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").trim();
+  const flat = neutralize(text.replace(/[\t\n\r]+/g, " ")).trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

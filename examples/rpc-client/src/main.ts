@@ -10,6 +10,7 @@ import { createInterface } from "node:readline/promises";
 import { Writable } from "node:stream";
 import { ReadStream, WriteStream } from "node:tty";
 import type { PromptRequest, QuestionPromptRequest, QuestionReply } from "@jp/coordinator";
+import { neutralize } from "@jp/prompt-terminal";
 import { createRpcPromptClient, type PromptReply } from "@jp/rpc";
 
 const args = process.argv.slice(2);
@@ -87,7 +88,13 @@ const CONTROLS = new Map<string, QuestionReply>([
   [":cancel", { type: "cancelled" }],
 ]);
 
+// What the agent sends (a model's question, a tool's name and arguments) is made inert before it
+// reaches the terminal or the log: no escape sequences, no bidi overrides (see `neutralize`).
 function describe(prompt: PromptRequest): string {
+  return neutralize(describeRaw(prompt), { multiline: true });
+}
+
+function describeRaw(prompt: PromptRequest): string {
   switch (prompt.kind) {
     case "question": {
       const { text, answer_type } = prompt.question;

@@ -31,7 +31,7 @@ import { createTerminalPromptBackend, neutralize } from "@jp/prompt-terminal";
 import { parseDemoArgs, USAGE } from "./args.js";
 import { ScriptedAssistant } from "./scripted-assistant.js";
 import { openDemoStore } from "./store.js";
-import { transcript } from "./transcript.js";
+import { inertJson, transcript } from "./transcript.js";
 import { startWebBackend } from "./web.js";
 
 const parsed = parseDemoArgs(process.argv.slice(2));
@@ -93,7 +93,10 @@ function printPending(pending: readonly PendingPrompt[], dir: string) {
         : request.kind === "permission"
           ? `may ${request.tool_name} run with ${JSON.stringify(request.arguments)}?`
           : `deliver ${request.tool_name}'s result?`;
-    say(`  ${prompt.prompt_id}${prompt.answered ? " (answered)" : ""}: ${what}`);
+    // A model wrote the question and the arguments: shown inert (see `neutralize`).
+    say(
+      `  ${neutralize(prompt.prompt_id)}${prompt.answered ? " (answered)" : ""}: ${neutralize(what)}`,
+    );
   }
   const with_ = store.option;
   say(
@@ -106,7 +109,7 @@ function printPending(pending: readonly PendingPrompt[], dir: string) {
 if (command.kind === "pending") {
   const listed = await store.pending(command.dir);
   if (!listed.ok) fail(`Could not load ${command.dir}: ${listed.error.message}`);
-  console.log(JSON.stringify(listed.ok ? listed.value : [], null, 2));
+  console.log(inertJson(listed.ok ? listed.value : []));
   process.exit(0);
 }
 

@@ -65,3 +65,20 @@ function replyMessage(content: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * JSON for a terminal or a pipe: the same value, with the characters `JSON.stringify` leaves as
+ * they are but a terminal may act on (DEL, C1 controls such as the 8-bit CSI, bidi overrides and
+ * other invisible format characters) written as `\u` escapes.
+ */
+export function inertJson(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(
+    /[\u007f-\u009f\p{Cf}\u2028\u2029]/gu,
+    // Per UTF-16 unit, so a tag character (beyond U+FFFF) becomes its surrogate pair's escapes.
+    (char) =>
+      Array.from(
+        { length: char.length },
+        (_, i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`,
+      ).join(""),
+  );
+}

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChildSession, EXAMPLE_CLIENT, STARTUP_MS, spawnClient } from "./child-client.js";
-import { never, REQUESTS } from "./support.js";
+import { never, question, REQUESTS } from "./support.js";
 
 // The example client of examples/rpc-client, run as its README says, answering from a script.
 // CI has no /dev/tty, so prompts past the script are cancelled.
@@ -20,6 +20,24 @@ describe("examples/rpc-client", { timeout: STARTUP_MS + 10_000 }, () => {
     expect(await ask(REQUESTS.permission)).toEqual({ type: "skip" });
     expect(await ask(REQUESTS.text)).toEqual({ type: "answer", value: "edit me" });
     expect(await ask(REQUESTS.deliver)).toEqual({ type: "cancelled" });
+  });
+
+  it("shows a model's question text inert: no escape sequence or bidi override reaches its log", async () => {
+    session = await spawnClient(EXAMPLE_CLIENT, ["yes"]);
+    const hostile = question("deploy", { type: "boolean" });
+    const text = "Proceed?\u001b]52;c;cm0gLXJmIH4=\u0007\u001b[2K\u202eok";
+    expect(
+      await session.backend.ask(
+        { ...hostile, question: { ...hostile.question, text } },
+        { signal: never() },
+      ),
+    ).toEqual({ type: "answer", value: true });
+    await session.stderrIncludes("→ yes");
+    const log = session.stderr();
+    expect(log).toContain("Proceed?");
+    expect(log).toContain("\\u202eok");
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+    expect(log).not.toMatch(/[\u001b\u0007\u202e]/);
   });
 
   it("with --simple, answers client/ask_user and dismisses what it cannot answer", async () => {
