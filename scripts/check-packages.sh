@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Checks what would be published: publint on each package, and attw (esm-only) on its tarball.
+# Checks what would be published: publint on each package, attw (esm-only) on its tarball, and
+# that CommonJS can require() each entry point (Node.js 20.19 and later load ES modules so).
 # Run after `npm run build`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,4 +14,14 @@ done
 for tarball in "$packs"/*.tgz; do
   npx attw "$tarball" --profile esm-only --quiet
 done
-echo "packages: publint and attw clean"
+for entry in $(node -e '
+  const { readdirSync, readFileSync } = require("node:fs");
+  for (const dir of readdirSync("packages")) {
+    const pkg = JSON.parse(readFileSync(`packages/${dir}/package.json`, "utf8"));
+    for (const key of Object.keys(pkg.exports ?? {})) {
+      if (key !== "./package.json") console.log(pkg.name + key.slice(1));
+    }
+  }'); do
+  node -e "require(process.argv[1])" "$entry"
+done
+echo "packages: publint and attw clean; every entry point loads with require()"
