@@ -331,6 +331,9 @@ function answered<R extends PromptRequest>(
   return result;
 }
 
+// Secrets shorter than this make a question unmaskable only where quoted whole (see #quotes).
+const SHORT_SECRET = 4;
+
 /**
  * Collects secret answers and masks them in any text, as the coordinator does in what a run
  * records and returns: for a host or server that runs tools itself (`@jp/mcp`'s tool server).
@@ -414,9 +417,19 @@ export class SecretMask {
     return undefined;
   }
 
-  // Whether a JSON value holds a secret in any string or key.
+  // Whether a JSON value holds a secret in any string or key. A secret of fewer than
+  // SHORT_SECRET characters counts only as a whole string: "7" in "Option 7" is far more likely
+  // a coincidence than a quote, and refusing the question would break the tool for nothing.
   #quotes(value: unknown): boolean {
-    if (typeof value === "string") return this.mask(value) !== value;
+    if (typeof value === "string") {
+      if (this.mask(value) === value) return false;
+      const values = this.#values ?? new Set<string>();
+      if (values.has(value)) return true;
+      for (const secret of values) {
+        if (secret.length >= SHORT_SECRET && value.includes(secret)) return true;
+      }
+      return false;
+    }
     if (typeof value !== "object" || value === null) return false;
     if (Array.isArray(value)) return value.some((item) => this.#quotes(item));
     return Object.entries(value).some(([key, item]) => this.#quotes(key) || this.#quotes(item));

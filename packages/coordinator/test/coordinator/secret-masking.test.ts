@@ -274,6 +274,37 @@ describe("a secret answer is masked in the failure texts the coordinator records
     },
   );
 
+  it("a secret of fewer than four characters refuses a question only where it is a whole option", async () => {
+    const asked = (options: string[]) =>
+      new MockExecutor((input) => {
+        if (input.answers.token === undefined) {
+          return { type: "needs_input", question: secretQuestion() };
+        }
+        if (input.answers.which === undefined) {
+          return {
+            type: "needs_input",
+            question: { id: "which", text: "Which?", answer_type: { type: "select", options } },
+          };
+        }
+        return { type: "success", content: `chose ${String(input.answers.which)}` };
+      });
+    // "7" inside "Option 7" is a coincidence: the question is asked.
+    const coincidence = await runWith(
+      UNATTENDED,
+      { login: asked(["Option 7", "Option 8"]) },
+      { questions: [answer("7"), answer("Option 8")] },
+    );
+    expect(coincidence.result.responses[0]).toMatchObject({ content: "chose Option 8" });
+    // The secret itself as an option is a quote: the question is not asked.
+    const quoted = await runWith(
+      UNATTENDED,
+      { login: asked(["7", "8"]) },
+      { questions: [answer("7"), answer("8")] },
+    );
+    expect(quoted.result.responses[0]?.is_error).toBe(true);
+    expect(quoted.human.questions).toHaveLength(1);
+  });
+
   it("a static secret from the configuration is masked too", async () => {
     const secret = "static-Kx27-secret";
     const { result } = await runWith(
