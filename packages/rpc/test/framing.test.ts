@@ -58,6 +58,19 @@ describe("foreign input", () => {
     }
   });
 
+  it.each([
+    ['{"a":1}{"b":2}', "Unexpected non-whitespace character after JSON at position 7"],
+    ['{"a":"x\ty"}', "Bad control character in string literal in JSON at position 7"],
+    ['{"a":', "that ends inside its JSON value"],
+    ["Content-Length: 52", 'starts like a header ("Name: value")'],
+    ["\ufeff{}", "starts with a byte order mark (U+FEFF)"],
+  ])("says what is wrong with a line that is not JSON: %s", async (line, problem) => {
+    const { remote, reports } = connect();
+    remote.write(`${line}\n`);
+    expect(await remote.next()).toMatchObject({ error: { code: -32700 } });
+    expect(reports[0]?.message).toContain(problem);
+  });
+
   it("answers JSON that is not a JSON-RPC message with -32600, keeping a readable id", async () => {
     const { remote } = connect();
     remote.send({ hello: "world" });

@@ -333,6 +333,62 @@ function answered<R extends PromptRequest>(
 
 // Secrets shorter than this make a question unmaskable only where quoted whole (see #quotes).
 const SHORT_SECRET = 4;
+// A select's options: `value` and `description` are the shape's words, never a quote.
+const NO_KEYWORDS: ReadonlySet<string> = new Set(["value", "description", "label"]);
+// JSON Schema's keywords: a property named by the tool is looked at, `type` or `items` is not.
+const SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
+  "$schema",
+  "$id",
+  "$ref",
+  "$defs",
+  "$comment",
+  "definitions",
+  "type",
+  "properties",
+  "patternProperties",
+  "additionalProperties",
+  "propertyNames",
+  "required",
+  "items",
+  "prefixItems",
+  "contains",
+  "enum",
+  "const",
+  "default",
+  "examples",
+  "title",
+  "description",
+  "format",
+  "pattern",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+  "uniqueItems",
+  "minProperties",
+  "maxProperties",
+  "anyOf",
+  "oneOf",
+  "allOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "dependentRequired",
+  "dependentSchemas",
+  "readOnly",
+  "writeOnly",
+  "deprecated",
+  "contentEncoding",
+  "contentMediaType",
+]);
+// Keywords whose values name a kind rather than carry the tool's text.
+const KIND_KEYWORDS: ReadonlySet<string> = new Set(["type", "format", "$schema"]);
 
 /**
  * Collects secret answers and masks them in any text, as the coordinator does in what a run
@@ -404,35 +460,66 @@ export class SecretMask {
 
   /**
    * Where a question quotes a secret answer of the run in a part that cannot be masked without
-   * changing what the question accepts: its answer type (a select's options, a schema) or a
-   * default other than a text question's. `undefined` when it quotes none there.
+   * changing the question: its id (answers are kept by it), a select's options, a schema, or a
+   * default other than a text question's. `undefined` when it quotes none there. The answer
+   * type's own words (`type`, `options`, a schema's keywords) are never taken for a quote.
    */
   unmaskable(question: {
+    readonly id: string;
     readonly default?: unknown;
     readonly answer_type: { readonly type: string };
-  }): "answer_type" | "default" | undefined {
+  }): "id" | "options" | "schema" | "default" | undefined {
     if (this.#values === undefined) return undefined;
-    if (this.#quotes(question.answer_type)) return "answer_type";
-    if (question.answer_type.type !== "text" && this.#quotes(question.default)) return "default";
+    if (this.#quotes(question.id)) return "id";
+    const answerType = question.answer_type as { options?: unknown; schema?: unknown };
+    if (this.#quotesIn(answerType.options, NO_KEYWORDS)) return "options";
+    if (this.#quotesIn(answerType.schema, SCHEMA_KEYWORDS)) return "schema";
+    if (question.answer_type.type !== "text" && this.#quotesIn(question.default, undefined)) {
+      return "default";
+    }
     return undefined;
   }
 
-  // Whether a JSON value holds a secret in any string or key. A secret of fewer than
-  // SHORT_SECRET characters counts only as a whole string: "7" in "Option 7" is far more likely
-  // a coincidence than a quote, and refusing the question would break the tool for nothing.
-  #quotes(value: unknown): boolean {
-    if (typeof value === "string") {
-      if (this.mask(value) === value) return false;
-      const values = this.#values ?? new Set<string>();
-      if (values.has(value)) return true;
-      for (const secret of values) {
-        if (secret.length >= SHORT_SECRET && value.includes(secret)) return true;
-      }
-      return false;
-    }
+  /**
+   * Why a question cannot be asked, when it quotes a secret answer where it cannot be masked
+   * (see {@link SecretMask.unmaskable}): the text a tool's failure gives, its id masked.
+   */
+  unaskable(question: {
+    readonly id: string;
+    readonly default?: unknown;
+    readonly answer_type: { readonly type: string };
+  }): string | undefined {
+    const where = this.unmaskable(question);
+    if (where === undefined) return undefined;
+    return `its question "${this.mask(question.id)}" quotes a secret answer in its ${where}, where it cannot be hidden; a secret answer may be quoted only in a question's text or context, which are masked`;
+  }
+
+  // Whether a JSON value quotes a secret in a string, or in a key other than `keywords` (all
+  // keys when undefined). A keyword's value that names a kind (`type`, `format`) is no quote.
+  #quotesIn(value: unknown, keywords: ReadonlySet<string> | undefined): boolean {
+    if (typeof value === "string") return this.#quotes(value);
     if (typeof value !== "object" || value === null) return false;
-    if (Array.isArray(value)) return value.some((item) => this.#quotes(item));
-    return Object.entries(value).some(([key, item]) => this.#quotes(key) || this.#quotes(item));
+    if (Array.isArray(value)) return value.some((item) => this.#quotesIn(item, keywords));
+    for (const [key, item] of Object.entries(value)) {
+      const keyword = keywords?.has(key) === true;
+      if (!keyword && this.#quotes(key)) return true;
+      if (keyword && KIND_KEYWORDS.has(key)) continue;
+      if (this.#quotesIn(item, keywords)) return true;
+    }
+    return false;
+  }
+
+  // Whether a string quotes a secret. A secret of fewer than SHORT_SECRET characters counts only
+  // as the whole string: "7" in "Option 7" is far more likely a coincidence than a quote, and
+  // refusing the question would break the tool for nothing.
+  #quotes(text: string): boolean {
+    if (this.mask(text) === text) return false;
+    const values = this.#values ?? new Set<string>();
+    if (values.has(text)) return true;
+    for (const secret of values) {
+      if (secret.length >= SHORT_SECRET && text.includes(secret)) return true;
+    }
+    return false;
   }
 
   /** `text` with every occurrence of every secret replaced by {@link SecretMask.MASK}. */

@@ -272,20 +272,10 @@ async function passes(
       const content = result.is_error ? ctx.secrets.mask(result.content) : result.content;
       return { source: "tool", outcome: finish({ content, is_error: result.is_error }) };
     }
-    // A secret quoted where masking would change what the question accepts (an option, a schema)
+    // A secret quoted where masking would change the question (its id, an option, a schema)
     // cannot be written or shown: the question is not asked, and the call fails saying where.
-    const unmaskable = ctx.secrets.unmaskable(result.question);
-    if (unmaskable !== undefined) {
-      const where =
-        unmaskable === "answer_type" ? "answer type (its options or schema)" : "default";
-      return stop(
-        executionFailedMessage(
-          call.name,
-          `its question "${ctx.secrets.mask(result.question.id)}" quotes a secret answer in its ${where}, where it cannot be hidden; a secret answer may be quoted only in a question's text or context, which are masked`,
-        ),
-        true,
-      );
-    }
+    const unaskable = ctx.secrets.unaskable(result.question);
+    if (unaskable !== undefined) return stop(executionFailedMessage(call.name, unaskable), true);
     state("awaiting_input");
     const masked = ctx.secrets.maskQuestion(result.question);
     if (masked !== result.question) result = { ...result, question: masked };

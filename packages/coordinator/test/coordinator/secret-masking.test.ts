@@ -224,7 +224,7 @@ describe("a secret answer is masked in the failure texts the coordinator records
         text: "Store the key?",
         answer_type: { type: "select", options: [`store ${secret}`, "discard"] },
       }),
-      "answer type (its options or schema)",
+      "options",
     ],
     [
       "a schema",
@@ -233,7 +233,25 @@ describe("a secret answer is masked in the failure texts the coordinator records
         text: "A note?",
         answer_type: { type: "schema", schema: { type: "string", description: `for ${secret}` } },
       }),
-      "answer type (its options or schema)",
+      "schema",
+    ],
+    [
+      "a schema's property name",
+      (secret: string) => ({
+        id: "which",
+        text: "A note?",
+        answer_type: { type: "schema", schema: { type: "object", properties: { [secret]: {} } } },
+      }),
+      "schema",
+    ],
+    [
+      "its id",
+      (secret: string) => ({
+        id: `which-${secret}`,
+        text: "A note?",
+        answer_type: { type: "text" },
+      }),
+      "id",
     ],
     [
       "a schema question's default",
@@ -266,8 +284,9 @@ describe("a secret answer is masked in the failure texts the coordinator records
 
       expect(human.questions).toHaveLength(1);
       expect(result.responses[0]?.is_error).toBe(true);
+      const id = where === "id" ? `which-${MASK}` : "which";
       expect(result.responses[0]?.content).toContain(
-        `its question "which" quotes a secret answer in its ${where}, where it cannot be hidden`,
+        `its question "${id}" quotes a secret answer in its ${where}, where it cannot be hidden`,
       );
       expect(stream.events.filter((e) => e.type === "inquiry_request")).toHaveLength(1);
       expectNowhere(secret, surfaces(stream, result, emitted));
@@ -304,6 +323,38 @@ describe("a secret answer is masked in the failure texts the coordinator records
     expect(quoted.result.responses[0]?.is_error).toBe(true);
     expect(quoted.human.questions).toHaveLength(1);
   });
+
+  it.each(["type", "text", "select", "options", "value", "string", "properties"])(
+    "a secret that is one of the answer type's own words (%s) refuses no later question",
+    async (secret) => {
+      const tool = new MockExecutor((input) => {
+        if (input.answers.token === undefined) {
+          return { type: "needs_input", question: secretQuestion() };
+        }
+        const asked = [
+          { id: "a", text: "A?", answer_type: { type: "text" } },
+          { id: "b", text: "B?", answer_type: { type: "select", options: ["x", "y"] } },
+          {
+            id: "c",
+            text: "C?",
+            answer_type: {
+              type: "schema",
+              schema: { type: "object", properties: { n: { type: "string" } } },
+            },
+          },
+        ].find((question) => input.answers[question.id] === undefined);
+        return asked === undefined
+          ? { type: "success", content: "done" }
+          : { type: "needs_input", question: asked as never };
+      });
+      const { result } = await runWith(
+        UNATTENDED,
+        { login: tool },
+        { questions: [answer(secret), answer("z"), answer("x"), answer({ n: "z" })] },
+      );
+      expect(result.responses[0]).toMatchObject({ content: "done", is_error: false });
+    },
+  );
 
   it("a static secret from the configuration is masked too", async () => {
     const secret = "static-Kx27-secret";

@@ -1,4 +1,5 @@
 import type { ConversationStream, JsonObject, JsonValue } from "@jp/conversation";
+import { DECISION_META_KEY } from "../decision.js";
 import { isPlainObject } from "../internal/json.js";
 import type { ElicitResponse } from "./elicitation.js";
 
@@ -146,23 +147,60 @@ function readRound(value: unknown): SuspendedRound | null {
 
 const ACTIONS: readonly unknown[] = ["accept", "decline", "cancel"];
 
+// The responses of a record, or `undefined` when any of them does not read as one this package
+// writes: an action, content only with `accept` and only of form values (a string, number,
+// boolean, or list of strings), and in `_meta` only who decided. Each is copied field by field,
+// so nothing else a record holds reaches the server as the person's answer.
 function readResponses(value: unknown): Record<string, ElicitResponse> | undefined {
   if (!isPlainObject(value)) return undefined;
   const responses: Record<string, ElicitResponse> = {};
   for (const [key, response] of Object.entries(value)) {
-    if (!isPlainObject(response) || !ACTIONS.includes(response.action)) return undefined;
-    const { content, _meta: meta } = response;
-    if (content !== undefined && !isPlainObject(content)) return undefined;
-    if (meta !== undefined && !isPlainObject(meta)) return undefined;
+    const read = readResponse(response);
+    if (read === undefined) return undefined;
     // defineProperty: a request key "__proto__" stays a key.
     Object.defineProperty(responses, key, {
-      value: response as unknown as ElicitResponse,
+      value: read,
       enumerable: true,
       writable: true,
       configurable: true,
     });
   }
   return responses;
+}
+
+function readResponse(value: unknown): ElicitResponse | undefined {
+  if (!isPlainObject(value) || !ACTIONS.includes(value.action)) return undefined;
+  const action = value.action as ElicitResponse["action"];
+  const { content, _meta: meta } = value;
+  if (content !== undefined && (action !== "accept" || !isFormContent(content))) return undefined;
+  const decision = isPlainObject(meta) ? meta[DECISION_META_KEY] : undefined;
+  if (meta !== undefined && !isDecision(decision)) return undefined;
+  return {
+    action,
+    ...(content === undefined ? {} : { content }),
+    ...(isDecision(decision) ? { _meta: { [DECISION_META_KEY]: decision } } : {}),
+  };
+}
+
+function isFormContent(value: unknown): value is JsonObject {
+  return (
+    isPlainObject(value) &&
+    Object.values(value).every(
+      (item) =>
+        typeof item === "string" ||
+        typeof item === "boolean" ||
+        (typeof item === "number" && Number.isFinite(item)) ||
+        isStringList(item),
+    )
+  );
+}
+
+function isDecision(value: unknown): value is JsonObject {
+  if (!isPlainObject(value) || (value.by !== "person" && value.by !== "host")) return false;
+  const keys = Object.keys(value);
+  return keys.every(
+    (key) => key === "by" || (key === "reason" && typeof value.reason === "string"),
+  );
 }
 
 function isStringRecord(value: unknown): value is Record<string, string> {

@@ -186,15 +186,9 @@ async function runTool(
     };
   }
   if (mask === undefined) return { type: "ask", question: result.question };
-  const where = mask.unmaskable(result.question);
-  if (where !== undefined) {
-    const part = where === "answer_type" ? "answer type (its options or schema)" : "default";
-    return {
-      type: "done",
-      result: errorResult(
-        `Tool '${serving.name}' failed: its question "${mask.mask(result.question.id)}" quotes a secret answer in its ${part}, where it cannot be hidden; a secret answer may be quoted only in a question's text or context, which are masked.`,
-      ),
-    };
+  const unaskable = mask.unaskable(result.question);
+  if (unaskable !== undefined) {
+    return { type: "done", result: errorResult(`Tool '${serving.name}' failed: ${unaskable}.`) };
   }
   return { type: "ask", question: mask.maskQuestion(result.question) };
 }

@@ -21,7 +21,17 @@ const record: SuspendedMcpCall = {
     ids: ["respond", "name"],
     input_requests: { confirm: { method: "elicitation/create", params: { message: "Go?" } } },
     request_state: "opaque",
-    responses: { earlier: { action: "accept", content: { name: "ada" }, _meta: { by: "person" } } },
+    responses: {
+      earlier: {
+        action: "accept",
+        content: { name: "ada", age: 36, ok: true, tags: ["a"] },
+        _meta: { "jp.inquiry/decision": { by: "person" } },
+      },
+      later: {
+        action: "cancel",
+        _meta: { "jp.inquiry/decision": { by: "host", reason: "timeout" } },
+      },
+    },
   },
 };
 
@@ -91,6 +101,18 @@ describe("the record of a suspended MCP call", () => {
     ["_meta that is not an object", { f: { action: "decline", _meta: [] } }],
     ["a response that is not an object", { f: "accept" }],
     ["a list", [{ action: "accept" }]],
+    ["content with a decline", { f: { action: "decline", content: { name: "ada" } } }],
+    ["content nested deeper than a form", { f: { action: "accept", content: { n: { deep: 1 } } } }],
+    ["a list of numbers in content", { f: { action: "accept", content: { n: [1, 2] } } }],
+    ["_meta without who decided", { f: { action: "accept", _meta: { other: 1 } } }],
+    [
+      "a decision by someone unknown",
+      { f: { action: "decline", _meta: { "jp.inquiry/decision": { by: "server" } } } },
+    ],
+    [
+      "a decision with more than who and why",
+      { f: { action: "decline", _meta: { "jp.inquiry/decision": { by: "person", extra: 1 } } } },
+    ],
   ])(
     "keeps its round but none of its responses when they hold %s (the round then closes with the host's cancel)",
     (_, responses) => {
@@ -103,6 +125,20 @@ describe("the record of a suspended MCP call", () => {
       expect(readSuspendedCall(stream, "c1", expected)).toEqual({ ...record, round });
     },
   );
+
+  it("copies a response field by field: nothing else a record holds reaches the server", () => {
+    const stream = streamWithCall();
+    stream.setMetadata(REQUEST, MCP_CALL_METADATA_KEY, {
+      ...record,
+      round: {
+        ...record.round,
+        responses: { f: { action: "accept", content: { name: "ada" }, extra: "zzz" } },
+      },
+    } as never);
+    expect(readSuspendedCall(stream, "c1", expected)?.round?.responses).toEqual({
+      f: { action: "accept", content: { name: "ada" } },
+    });
+  });
 
   it('keeps a response under the request key "__proto__" as a key', () => {
     const stream = streamWithCall();

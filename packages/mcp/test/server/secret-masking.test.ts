@@ -133,7 +133,7 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("on %s", (era) => {
     );
     expect(response?.is_error).toBe(true);
     expect(response?.content).toContain(
-      'its question "label" quotes a secret answer in its answer type (its options or schema)',
+      'its question "label" quotes a secret answer in its options, where it cannot be hidden',
     );
     expect(recorded).not.toContain(SECRET);
   });

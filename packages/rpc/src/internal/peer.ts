@@ -377,13 +377,19 @@ export class RpcPeer {
 }
 
 // What is wrong with a line that is not JSON, without quoting it: Node.js's parse errors quote
-// part of the text, which may be an answer to a secret question in a malformed reply, and the
-// report goes to a host's logs. The position, where the parser gives one, is kept.
+// part of the text for some mistakes, and the line may hold an answer to a secret question in a
+// malformed reply, while the report goes to a host's logs. Its own descriptions that give a
+// position quote nothing of the line, and are kept.
 function jsonProblem(text: string, cause: unknown): string {
   const message = cause instanceof Error ? cause.message : "";
-  const position = /at position (\d+)/.exec(message)?.[1];
-  if (/end of (JSON|data)/i.test(message)) return `the line (${text.length} characters) ends early`;
-  return position === undefined
-    ? `a line of ${text.length} characters that does not parse`
-    : `a line of ${text.length} characters that does not parse at position ${position}`;
+  const line = `a line of ${text.length} characters`;
+  if (message === "Unexpected end of JSON input") return `${line} that ends inside its JSON value`;
+  if (/^[A-Za-z ,'\-:{}[\]]+ at position \d+( \(line \d+ column \d+\))?$/.test(message)) {
+    return `${line}: ${message}`;
+  }
+  if (text.charCodeAt(0) === 0xfeff) return `${line} that starts with a byte order mark (U+FEFF)`;
+  if (/^[A-Za-z][\w-]*:\s/.test(text)) {
+    return `${line} that starts like a header ("Name: value"); each message is one JSON value on one line, without headers`;
+  }
+  return `${line} with a character where JSON cannot have it (the line is not quoted: it may hold a secret)`;
 }
