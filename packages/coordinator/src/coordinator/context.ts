@@ -240,7 +240,9 @@ export async function showPrompt<R extends PromptRequest>(
     try {
       // Behind a pending prompt, nothing is decided yet: not even whether this one is needed.
       if (ctx.line.held && suspendable) return leaveInLine(ctx, request);
-      if (hooks.needed?.() === false) {
+      // A reply the person gave while the turn was suspended is theirs to the prompt: an answer
+      // remembered since (another prompt's "for the turn") does not stand in for it.
+      if (stored === undefined && hooks.needed?.() === false) {
         if (!stop.aborted) return { type: "unneeded" };
         return answered(ctx, request, { type: "aborted", cause: abortCause(stop) });
       }

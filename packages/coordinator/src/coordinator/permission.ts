@@ -58,10 +58,14 @@ export function decidePermission(
 ): PermissionDecision | Promise<PermissionDecision> {
   if (config.run === "unattended") return { type: "run", call };
   if (config.run === "skip") return done(SKIPPED_BY_CONFIGURATION);
-  const remembered = ctx.turn.rememberedPermission(call.name);
+  const promptId = `${call.id}#permission`;
+  // The person's own reply to this prompt, given while the turn was suspended, is used before a
+  // decision another prompt remembered for the turn.
+  const remembered = ctx.stored.has(promptId)
+    ? undefined
+    : ctx.turn.rememberedPermission(call.name);
   if (remembered !== undefined)
     return remembered ? { type: "run", call } : done(SKIPPED_REMEMBERED);
-  const promptId = `${call.id}#permission`;
   if (ctx.expired.has(promptId)) {
     // Suspended, and nobody decided before its deadline: the detached `run` policy decides.
     return config.detached.run === "auto"

@@ -216,16 +216,20 @@ class QuestionAttempts {
     const answeredWhileSuspended = ctx.stored.has(id);
     const expired = pending !== undefined && ctx.expired.has(id);
     const humanReachable = answeredWhileSuspended || (!expired && ctx.humanReachable);
-    const route = routeQuestion({
-      toolName: call.name,
-      question,
-      config: questionConfig,
-      humanReachable,
-      detached: config.detached.tool,
-      remembered: rememberedFor(ctx, call, question),
-      unreachable: ctx.unreachable,
-      answerFrom: ownQuestionConfig(config, question.id)?.answer === undefined ? "*" : "own",
-    });
+    // That reply is the person's answer to this very question: a configured or remembered answer
+    // that would have kept it from being asked does not replace it.
+    const route: Route = answeredWhileSuspended
+      ? { type: "prompt" }
+      : routeQuestion({
+          toolName: call.name,
+          question,
+          config: questionConfig,
+          humanReachable,
+          detached: config.detached.tool,
+          remembered: rememberedFor(ctx, call, question),
+          unreachable: ctx.unreachable,
+          answerFrom: ownQuestionConfig(config, question.id)?.answer === undefined ? "*" : "own",
+        });
     const detached =
       !humanReachable &&
       (route.type === "default" ||

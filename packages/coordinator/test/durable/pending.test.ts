@@ -332,6 +332,71 @@ describe("resuming", () => {
     expect(second.pending).toEqual([]);
   });
 
+  it("a person's own reply to a permission prompt stands over another prompt's decision remembered for the turn", async () => {
+    const ran: string[] = [];
+    const tool = new MockExecutor((input) => {
+      ran.push(input.call.id);
+      return { type: "success", content: "deleted" };
+    });
+    const ASK: ToolsConfig = { delete_branch: { run: "ask" } };
+    const { stream, coordinator } = setup(ASK, { delete_branch: tool });
+    await coordinator.run(
+      [
+        call("call_1", "delete_branch", { b: "old" }),
+        call("call_2", "delete_branch", { b: "main" }),
+      ],
+      { turn: new TurnState(), suspend: true },
+    );
+    answerPendingPrompt(stream, "call_1#permission", {
+      type: "run",
+      remember: true,
+    })._unsafeUnwrap();
+    answerPendingPrompt(stream, "call_2#permission", { type: "skip" })._unsafeUnwrap();
+    const { responses } = await setup(ASK, { delete_branch: tool }, stream).coordinator.resume();
+    expect(ran).toEqual(["call_1"]);
+    expect(responses.find((r) => r.id === "call_2")?.content).toContain("skipped by user");
+  });
+
+  it("a person's own answer stands over an answer remembered since, and over one configured since", async () => {
+    const confirm = q("confirm", { persistence: "turn" } as Partial<Question>);
+    const { stream, coordinator } = setup(UNATTENDED, { deploy: form([confirm]) });
+    await coordinator.run([call("call_1", "deploy"), call("call_2", "deploy")], {
+      turn: new TurnState(),
+      suspend: true,
+    });
+    answerPendingPrompt(stream, "call_1.confirm.1", {
+      type: "answer",
+      value: true,
+      remember: true,
+    })._unsafeUnwrap();
+    answerPendingPrompt(stream, "call_2.confirm.1", {
+      type: "answer",
+      value: false,
+    })._unsafeUnwrap();
+    // Resumed by a host whose configuration now answers the question itself.
+    const CONFIGURED: ToolsConfig = {
+      "*": { run: "unattended" },
+      deploy: { questions: { confirm: { answer: true } } },
+    };
+    const { responses } = await setup(
+      CONFIGURED,
+      { deploy: form([confirm]) },
+      stream,
+    ).coordinator.resume();
+    expect(responses.map((r) => [r.id, r.content])).toEqual([
+      ["call_1", '{"confirm":true}'],
+      ["call_2", '{"confirm":false}'],
+    ]);
+    expect(
+      inquiryEvents(stream)
+        .filter((e) => e.type === "inquiry_response")
+        .map((e) => [e.id, (e as { answer?: JsonValue }).answer]),
+    ).toEqual([
+      ["call_1.confirm.1", true],
+      ["call_2.confirm.1", false],
+    ]);
+  });
+
   it("a resumed prompt is asked live when a person is reachable now", async () => {
     const { stream, coordinator } = setup(UNATTENDED, { asker: form([q("a"), q("b")]) });
     await coordinator.run([call("call_1", "asker")], { turn: new TurnState(), suspend: true });
