@@ -6,13 +6,21 @@ import {
   type LaterReply,
   type PromptBackend,
   type PromptRequest,
+  PromptTimedOutError,
   type QuestionPromptRequest,
   type QuestionReply,
   type ReplyFor,
 } from "../backends/prompt-backend.js";
 import { promptIdFor, type StoredReply } from "../durable/marker.js";
 import { inquiryId, toInquiryQuestion } from "../recording/inquiry-question.js";
-import { abortCause, type RunContext, record, showPrompt } from "./context.js";
+import {
+  type AbortCause,
+  abortCause,
+  formatSeconds,
+  type RunContext,
+  record,
+  showPrompt,
+} from "./context.js";
 import { stoppedByAbort } from "./question-round.js";
 import { RunAbort } from "./run-abort.js";
 
@@ -173,6 +181,7 @@ export async function escalatePrompt<R extends PromptRequest>(
       return LATER;
     }
     if (shown.type === "failed") throw new Error(shown.error);
+    if (shown.type === "aborted" && shown.cause.type !== "user") throw notThePerson(shown.cause);
     const reply = shown.type === "reply" ? shown.reply : ({ type: "cancelled" } as const);
     escalations.done.push({
       agent,
@@ -250,7 +259,7 @@ async function escalateQuestion(
     // A deadline, a shutdown or End Turn elsewhere: recorded as such, not as the person's cancel.
     const { reason } = stoppedByAbort(shown.cause);
     record(ctx, createEvent("inquiry_response", { outcome: "cancelled", id, reason }));
-    return { type: "cancelled" };
+    throw notThePerson(shown.cause);
   }
   const reply = shown.type === "reply" ? shown.reply : ({ type: "cancelled" } as const);
   // A control the question did not offer is not the person's choice of it (as for a tool's own).
@@ -347,4 +356,24 @@ function responseFor(
   return question.answer_type.type === "secret"
     ? createEvent("inquiry_response", { outcome: "redacted", id })
     : createEvent("inquiry_response", { outcome: "answered", id, answer: reply.value });
+}
+
+/**
+ * What the sub-agent's prompt backend rejects with when the prompt it escalated ended without
+ * the person (its deadline, a shutdown, End Turn elsewhere), so the sub-agent records what
+ * happened rather than the person's cancel: a deadline as its backend's timeout, anything else
+ * as the person not reached. When the sub-agent's own run stops too, its own reason is recorded.
+ */
+function notThePerson(cause: AbortCause): Error {
+  if (cause.type === "timeout") {
+    const within = cause.ms === undefined ? "" : ` within ${formatSeconds(cause.ms)}`;
+    return new PromptTimedOutError(`the person did not answer${within}`, {
+      ...(cause.ms === undefined ? {} : { ms: cause.ms }),
+    });
+  }
+  return new HumanUnreachableError(
+    cause.type === "turn_ended"
+      ? "the turn was ended from another prompt before the person answered this one"
+      : "the prompt was closed before the person answered it",
+  );
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
+  type PermissionReply,
+  type PromptRequest,
   type QuestionPromptRequest,
   type QuestionReply,
   type ToolCoordinator,
@@ -56,6 +58,54 @@ describe("a sub-agent's question shown by the parent, when the parent's run stop
         { request: "call_1.confirm.1", source: { source: "other", name: "researcher" } },
         { response: "call_1.confirm.1", cancelled: reason },
       ]);
+    },
+  );
+});
+
+describe("a sub-agent's prompt shown by the parent that ends without the person", () => {
+  it.each([
+    ["question", subAgentQuestion],
+    [
+      "permission",
+      {
+        kind: "permission",
+        tool_name: "rm",
+        tool_call_id: "child_call_1",
+        arguments: { path: "/tmp/x" },
+        mode: "ask",
+      } as const,
+    ],
+  ] as const)(
+    "a %s whose deadline passes reaches the sub-agent as its backend's timeout, never as the person's cancel",
+    async (_kind, request) => {
+      let coordinator!: ToolCoordinator;
+      let told: unknown;
+      const agent = new MockExecutor(async (input) => {
+        try {
+          const shown: PromptRequest = request;
+          const reply = await coordinator.escalate(input.call.id, "researcher", shown, {
+            signal: input.signal,
+          });
+          told = reply;
+        } catch (error) {
+          told = error;
+        }
+        return { type: "success", content: "done" };
+      });
+      const made = coordinatorFor({
+        tools: UNATTENDED,
+        executors: new MockExecutorSource({ research: agent }),
+        prompts: new MockPromptBackend({
+          questions: [waitForAbort<QuestionReply>()],
+          permissions: [waitForAbort<PermissionReply>()],
+        }),
+      });
+      coordinator = made.coordinator;
+      await coordinator.run([call("call_1", "research")], {
+        turn: new TurnState(),
+        promptTimeoutMs: 30,
+      });
+      expect(told).toMatchObject({ name: "PromptTimedOutError", ms: 30 });
     },
   );
 });
