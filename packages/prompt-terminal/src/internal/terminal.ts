@@ -47,7 +47,11 @@ function openTty(ttyPath: string): Streams {
     fds.push(openSync(ttyPath, constants.O_RDONLY | constants.O_NOCTTY));
     fds.push(openSync(ttyPath, constants.O_WRONLY | constants.O_NOCTTY));
     const [inputFd = -1, outputFd = -1] = fds;
-    return { input: new ReadStream(inputFd), output: new WriteStream(outputFd), owned: true };
+    const input = new ReadStream(inputFd);
+    const output = new WriteStream(outputFd);
+    quietWhenHungUp(input);
+    quietWhenHungUp(output);
+    return { input, output, owned: true };
   } catch (cause) {
     for (const fd of fds) closeSync(fd);
     // The terminal went away (or never was): nobody can be asked, which is not a decision.
@@ -148,6 +152,25 @@ export class TerminalSession {
     }
     if (output instanceof WriteStream) output.destroy();
   }
+}
+
+/**
+ * A terminal that hangs up (its window closed, an SSH session dropped) fails every read, write
+ * and mode change with EIO. Those errors would reach a readline interface with no listener for
+ * them (inquirer's) and end the process; they are kept off the stream's listeners instead: a
+ * read that fails closes the input, which ends the prompt as end of input does.
+ */
+function quietWhenHungUp(stream: ReadStream | WriteStream): void {
+  const emit = stream.emit.bind(stream);
+  stream.emit = ((event: string | symbol, ...args: unknown[]) => {
+    if (event === "error" && hungUp(args[0])) return false;
+    return emit(event, ...args);
+  }) as typeof stream.emit;
+}
+
+function hungUp(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "EIO" || code === "ENXIO";
 }
 
 /** The input events after which no key can arrive any more. */
