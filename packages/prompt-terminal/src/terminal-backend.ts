@@ -1,4 +1,10 @@
-import type { AskOptions, PromptBackend, PromptRequest, ReplyFor } from "@jp/coordinator";
+import {
+  type AskOptions,
+  HumanUnreachableError,
+  type PromptBackend,
+  type PromptRequest,
+  type ReplyFor,
+} from "@jp/coordinator";
 import { askDeliver } from "./internal/deliver-prompt.js";
 import { askPermission } from "./internal/permission-prompt.js";
 import { askQuestion } from "./internal/question-prompt.js";
@@ -81,8 +87,12 @@ export function createTerminalPromptBackend(
       const ui = createTerminalUi(session, AbortSignal.any([signal, stop.signal]), env);
       return (await dispatch(ui, request)) as ReplyFor<R>;
     } catch (error) {
-      // End of input at the prompt (stdin closed, the terminal hung up) takes the same path as
-      // Ctrl+C (RFD 082): it is recorded as the user's cancellation, not a backend failure.
+      // A terminal that hung up (its reads failed with EIO) is nobody's decision: the person
+      // could not be reached. End of input otherwise (stdin closed, Ctrl+D on a pipe) takes the
+      // same path as Ctrl+C (RFD 082): it is recorded as the user's cancellation.
+      if (ended && session.hungUp()) {
+        throw new HumanUnreachableError("the terminal hung up while the prompt was shown");
+      }
       if (ended) return { type: "cancelled" } as ReplyFor<R>;
       if (isCancellation(error)) {
         // Inquirer leaves the prompt's last frame on screen; say plainly that it was left.

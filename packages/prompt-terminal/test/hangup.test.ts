@@ -1,5 +1,5 @@
 // A terminal that hangs up while a prompt is shown (its window closed, an SSH session dropped):
-// the prompt ends as end of input does, and the process goes on. Driven in a real terminal: a
+// the prompt fails as the person not reached (never as their cancel), and the process goes on. Driven in a real terminal: a
 // tmux server of its own, killed while the prompt is on screen.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -29,7 +29,7 @@ async function until(check: () => boolean, what: string, timeoutMs = 20_000): Pr
 const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 
 describe.skipIf(!HAS_TMUX)(`a terminal that hangs up during a prompt${NEEDS_TMUX}`, () => {
-  it("ends the prompt as end of input does; the process neither crashes nor hangs", {
+  it("rejects the prompt as the person not reached; the process does not crash", {
     timeout: 40_000,
   }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "jp-hangup-"));
@@ -59,6 +59,8 @@ describe.skipIf(!HAS_TMUX)(`a terminal that hangs up during a prompt${NEEDS_TMUX
     await until(() => tmux("capture-pane", "-p").includes("Which name?"), "the prompt");
     tmux("kill-server");
     await until(() => existsSync(out) && readFileSync(out, "utf8").includes("\n"), "the reply");
-    expect(JSON.parse(readFileSync(out, "utf8"))).toEqual({ type: "cancelled" });
+    expect(JSON.parse(readFileSync(out, "utf8"))).toEqual({
+      error: "HumanUnreachableError: the terminal hung up while the prompt was shown",
+    });
   });
 });

@@ -48,7 +48,16 @@ export interface EscalationRecord {
   readonly prompt_id: string;
   /** The reply; absent for a secret's answer, which is never written. */
   readonly reply?: StoredReply;
+  /** How the prompt ended without the person: a replayed pass ends the same way. */
+  readonly ended?: EscalationEnding;
 }
+
+/** How a sub-agent's prompt ended without a reply from the person. */
+export type EscalationEnding =
+  | { readonly type: "timeout"; readonly ms?: number }
+  | { readonly type: "interrupted" }
+  | { readonly type: "turn_ended" }
+  | { readonly type: "failed"; readonly error: string };
 
 /** Where a hosting call stands with its sub-agents' prompts, kept in its pending marker. */
 export interface EscalatedJson {
@@ -92,12 +101,20 @@ export class CallEscalations {
     ctx: RunContext,
     agent: string,
     request: PromptRequest,
-  ): { readonly reply: StoredReply } | { readonly pendingId: string } | undefined {
+  ):
+    | { readonly reply: StoredReply }
+    | { readonly ended: EscalationEnding }
+    | { readonly pendingId: string }
+    | undefined {
     const key = keyOf(request);
     const next = this.#replay[0];
     if (next !== undefined) {
       if (next.agent === agent && next.kind === request.kind && next.key === key) {
         this.#replay.shift();
+        if (next.ended !== undefined) {
+          this.done.push(next);
+          return { ended: next.ended };
+        }
         if (next.reply !== undefined) {
           this.done.push(next);
           return { reply: next.reply };
@@ -171,6 +188,7 @@ export async function escalatePrompt<R extends PromptRequest>(
   const shownRequest = { ...request, tool_call_id: host.id };
   const replayed = escalations.replay(ctx, agent, shownRequest);
   if (replayed !== undefined && "reply" in replayed) return replayed.reply as ReplyFor<R>;
+  if (replayed !== undefined && "ended" in replayed) throw endingError(replayed.ended);
   const pendingId = replayed?.pendingId;
   if (request.kind !== "question") {
     const expired = expiredAt(ctx, pendingId);
@@ -180,16 +198,16 @@ export async function escalatePrompt<R extends PromptRequest>(
       escalations.suspended = { request: shownRequest, agent };
       return LATER;
     }
-    if (shown.type === "failed") throw new Error(shown.error);
-    if (shown.type === "aborted" && shown.cause.type !== "user") throw notThePerson(shown.cause);
+    const entry = { agent, kind: request.kind, key: request.tool_name };
+    const prompt_id = promptIdFor(shownRequest);
+    if (shown.type === "failed" || (shown.type === "aborted" && shown.cause.type !== "user")) {
+      const ended: EscalationEnding =
+        shown.type === "failed" ? { type: "failed", error: shown.error } : endingOf(shown.cause);
+      escalations.done.push({ ...entry, prompt_id, ended });
+      throw endingError(ended);
+    }
     const reply = shown.type === "reply" ? shown.reply : ({ type: "cancelled" } as const);
-    escalations.done.push({
-      agent,
-      kind: request.kind,
-      key: request.tool_name,
-      prompt_id: promptIdFor(shownRequest),
-      reply,
-    });
+    escalations.done.push({ ...entry, prompt_id, reply });
     return reply as ReplyFor<R>;
   }
   // Resolved early with End Turn (see `handingOverEndTurn`), otherwise once recorded.
@@ -248,18 +266,15 @@ async function escalateQuestion(
     escalations.suspended = { request: shownRequest, agent };
     return LATER;
   }
-  if (shown.type === "failed") {
-    record(
-      ctx,
-      createEvent("inquiry_response", { outcome: "cancelled", id, reason: "backend_error" }),
-    );
-    throw new Error(shown.error);
-  }
-  if (shown.type === "aborted" && shown.cause.type !== "user") {
-    // A deadline, a shutdown or End Turn elsewhere: recorded as such, not as the person's cancel.
-    const { reason } = stoppedByAbort(shown.cause);
+  if (shown.type === "failed" || (shown.type === "aborted" && shown.cause.type !== "user")) {
+    // A failure, a deadline, a shutdown or End Turn elsewhere: recorded as such, never as the
+    // person's cancel, and kept so that a replayed pass ends the same way.
+    const reason = shown.type === "failed" ? "backend_error" : stoppedByAbort(shown.cause).reason;
     record(ctx, createEvent("inquiry_response", { outcome: "cancelled", id, reason }));
-    throw notThePerson(shown.cause);
+    const ended: EscalationEnding =
+      shown.type === "failed" ? { type: "failed", error: shown.error } : endingOf(shown.cause);
+    escalations.done.push({ agent, kind: "question", key: question.id, prompt_id: id, ended });
+    throw endingError(ended);
   }
   const reply = shown.type === "reply" ? shown.reply : ({ type: "cancelled" } as const);
   // A control the question did not offer is not the person's choice of it (as for a tool's own).
@@ -358,22 +373,36 @@ function responseFor(
     : createEvent("inquiry_response", { outcome: "answered", id, answer: reply.value });
 }
 
+// How a prompt the person did not end ended, from its abort cause (only called for causes other
+// than the person's own cancel).
+function endingOf(cause: AbortCause): EscalationEnding {
+  if (cause.type === "timeout") {
+    return cause.ms === undefined ? { type: "timeout" } : { type: "timeout", ms: cause.ms };
+  }
+  return { type: cause.type === "turn_ended" ? "turn_ended" : "interrupted" };
+}
+
 /**
  * What the sub-agent's prompt backend rejects with when the prompt it escalated ended without
- * the person (its deadline, a shutdown, End Turn elsewhere), so the sub-agent records what
- * happened rather than the person's cancel: a deadline as its backend's timeout, anything else
- * as the person not reached. When the sub-agent's own run stops too, its own reason is recorded.
+ * the person, so the sub-agent records what happened rather than the person's cancel: a deadline
+ * as its backend's timeout, a failure as a failure, anything else as the person not reached.
+ * When the sub-agent's own run stops too, its own reason is recorded.
  */
-function notThePerson(cause: AbortCause): Error {
-  if (cause.type === "timeout") {
-    const within = cause.ms === undefined ? "" : ` within ${formatSeconds(cause.ms)}`;
-    return new PromptTimedOutError(`the person did not answer${within}`, {
-      ...(cause.ms === undefined ? {} : { ms: cause.ms }),
-    });
+function endingError(ending: EscalationEnding): Error {
+  switch (ending.type) {
+    case "timeout": {
+      const within = ending.ms === undefined ? "" : ` within ${formatSeconds(ending.ms)}`;
+      return new PromptTimedOutError(`the person did not answer${within}`, {
+        ...(ending.ms === undefined ? {} : { ms: ending.ms }),
+      });
+    }
+    case "failed":
+      return new Error(ending.error);
+    case "turn_ended":
+      return new HumanUnreachableError(
+        "the turn was ended from another prompt before the person answered this one",
+      );
+    case "interrupted":
+      return new HumanUnreachableError("the prompt was closed before the person answered it");
   }
-  return new HumanUnreachableError(
-    cause.type === "turn_ended"
-      ? "the turn was ended from another prompt before the person answered this one"
-      : "the prompt was closed before the person answered it",
-  );
 }

@@ -110,6 +110,13 @@ const markerSchema = lazy(() => {
             key: z.string(),
             prompt_id: z.string(),
             reply: replySchema.optional(),
+            ended: z
+              .union([
+                z.object({ type: z.literal("timeout"), ms: z.number().optional() }),
+                z.object({ type: z.enum(["interrupted", "turn_ended"]) }),
+                z.object({ type: z.literal("failed"), error: z.string() }),
+              ])
+              .optional(),
           }),
         ),
       })

@@ -202,6 +202,85 @@ describe("a sub-agent's prompt in a suspended turn", () => {
     expect(content.sub[0]).not.toMatch(/declined|cancelled by the user/i);
   });
 
+  it("a prompt of the same pass that ended without the person ends the same way when the pass runs again; the person's stored answer stands", async () => {
+    const told: string[] = [];
+    let coordinator!: ToolCoordinator;
+    const permission: PromptRequest = {
+      kind: "permission",
+      tool_name: "rm",
+      tool_call_id: "child_1",
+      arguments: {},
+      mode: "ask",
+    };
+    const question: QuestionPromptRequest = {
+      kind: "question",
+      tool_name: "ask_user",
+      tool_call_id: "child_2",
+      inquiry_id: "child_2.confirm.1",
+      question: { id: "confirm", text: "Sure?", answer_type: { type: "boolean" } },
+      controls: { remember: false, back: false, reply: false, end_turn: false },
+    };
+    const executor: Executor = {
+      async execute(input) {
+        const said: string[] = [];
+        try {
+          said.push((await coordinator.escalate(input.call.id, "helper", permission)).type);
+        } catch (error) {
+          said.push((error as Error).name);
+        }
+        const answer = await coordinator.escalate(input.call.id, "helper", question);
+        said.push(JSON.stringify(answer));
+        told.push(said.join(" "));
+        return { type: "completed", content: said.join(" "), is_error: false };
+      },
+    };
+    const asked: string[] = [];
+    const made = (stream: ConversationStream, ask: PromptBackend["ask"]) =>
+      new ToolCoordinator({
+        stream,
+        tools: { alpha: AGENT },
+        executors: { executorFor: () => executor },
+        prompts: { isHumanReachable: () => true, ask },
+      });
+    const stream = started();
+    // The parent's person never decides the permission (its deadline passes); the question waits.
+    coordinator = made(stream, (request, { signal }) => {
+      asked.push(`1 ${request.kind}`);
+      if (request.kind === "permission") {
+        return new Promise((_, reject) =>
+          signal.addEventListener("abort", () => reject(signal.reason)),
+        );
+      }
+      return Promise.resolve({ type: "later" } as const);
+    });
+    await coordinator.run([{ id: "call_1", name: "alpha", arguments: {} }], {
+      turn: new TurnState(),
+      promptTimeoutMs: 30,
+    });
+    answerPendingPrompt(stream, "call_1.confirm.1", {
+      type: "answer",
+      value: true,
+    })._unsafeUnwrap();
+    // Another process resumes, with a person who would now decide otherwise.
+    const again = reloaded(stream);
+    coordinator = made(again, async (request) => {
+      asked.push(`2 ${request.kind}`);
+      return (
+        request.kind === "permission" ? { type: "run" } : { type: "answer", value: false }
+      ) as never;
+    });
+    await coordinator.resume();
+    expect(asked).toEqual(["1 permission", "1 question"]);
+    expect(told).toEqual([
+      'PromptTimedOutError {"type":"later"}',
+      'PromptTimedOutError {"type":"answer","value":true}',
+    ]);
+    expect(inquiries(again.events)).toEqual([
+      `? call_1.confirm.1 {"source":"other","name":"helper"}`,
+      "= call_1.confirm.1 answered true",
+    ]);
+  });
+
   it("End Turn given while suspended ends the parent's turn when it resumes", async () => {
     const { stream, coordinator } = parent(["boolean", "boolean"]);
     await coordinator.run([CALL], { turn: new TurnState(), suspend: true });

@@ -139,6 +139,15 @@ export class TerminalSession {
   // Inputs this session is closing on purpose: their `close` is not the terminal hanging up.
   readonly #closing = new WeakSet<NodeJS.ReadableStream>();
 
+  /**
+   * Whether the terminal opened here hung up (its reads or writes failed with EIO): unlike end of
+   * input on a stream, which may be the person's Ctrl+D, that is nobody's decision.
+   */
+  hungUp(): boolean {
+    const streams = this.#streams;
+    return streams !== undefined && (HUNG_UP.has(streams.input) || HUNG_UP.has(streams.output));
+  }
+
   /** Closes the terminal if it was opened here. Idempotent. */
   release(): void {
     const streams = this.#streams;
@@ -157,16 +166,23 @@ export class TerminalSession {
 /**
  * A terminal that hangs up (its window closed, an SSH session dropped) fails every read, write
  * and mode change with EIO. Those errors would reach a readline interface with no listener for
- * them (inquirer's) and end the process; they are kept off the stream's listeners instead: a
- * read that fails closes the input, which ends the prompt as end of input does.
+ * them (inquirer's) and end the process; they are kept off the stream's listeners instead, and
+ * the stream is marked: a read that fails closes the input, which ends the prompt, and the
+ * session then tells a hang-up from end of input (see TerminalSession.hungUp).
  */
 function quietWhenHungUp(stream: ReadStream | WriteStream): void {
   const emit = stream.emit.bind(stream);
   stream.emit = ((event: string | symbol, ...args: unknown[]) => {
-    if (event === "error" && hungUp(args[0])) return false;
+    if (event === "error" && hungUp(args[0])) {
+      HUNG_UP.add(stream);
+      return false;
+    }
     return emit(event, ...args);
   }) as typeof stream.emit;
 }
+
+// Terminal streams whose terminal has hung up (see quietWhenHungUp).
+const HUNG_UP = new WeakSet<object>();
 
 function hungUp(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
