@@ -3,6 +3,7 @@ export type { AnswerType } from "./answer-type.js";
 export { answerTypeSchema, decodeAnswerType } from "./answer-type.js";
 export { defineQuestion } from "./define-question.js";
 export type { AnswerError, DecodeError, QuestionError } from "./errors.js";
+export { stableStringify } from "./internal/stable-json.js";
 export type { JsonValue } from "./json.js";
 export { jsonValueSchema } from "./json.js";
 export type { FailureOptions, Outcome } from "./outcome.js";

@@ -33,6 +33,7 @@ describe("public API", () => {
       "parseOutcome",
       "questionSchema",
       "reusePolicy",
+      "stableStringify",
       "success",
       "validateAnswer",
     ]);

@@ -1,5 +1,5 @@
-import { type CancellationReason, createEvent } from "@jp/conversation";
-import { validateAnswer } from "@jp/tool";
+import { type CancellationReason, createEvent, type JsonValue } from "@jp/conversation";
+import { stableStringify, validateAnswer } from "@jp/tool";
 import type { ToolCall } from "../backends/executor.js";
 import {
   HumanUnreachableError,
@@ -46,6 +46,11 @@ export interface EscalationRecord {
   readonly key: string;
   /** The prompt's id in this conversation (the inquiry id for a question). */
   readonly prompt_id: string;
+  /**
+   * What the prompt asked, as a digest (see {@link askedDigest}): its reply is replayed only to a
+   * prompt that asks the same. Absent in records written before it was kept.
+   */
+  readonly asked?: string;
   /** The reply; absent for a secret's answer, which is never written. */
   readonly reply?: StoredReply;
   /** How the prompt ended without the person: a replayed pass ends the same way. */
@@ -107,9 +112,15 @@ export class CallEscalations {
     | { readonly pendingId: string }
     | undefined {
     const key = keyOf(request);
+    const asked = askedDigest(request);
     const next = this.#replay[0];
     if (next !== undefined) {
-      if (next.agent === agent && next.kind === request.kind && next.key === key) {
+      if (
+        next.agent === agent &&
+        next.kind === request.kind &&
+        next.key === key &&
+        (next.asked === undefined || next.asked === asked)
+      ) {
         this.#replay.shift();
         if (next.ended !== undefined) {
           this.done.push(next);
@@ -131,7 +142,8 @@ export class CallEscalations {
     if (
       pending.agent === agent &&
       pending.request.kind === request.kind &&
-      keyOf(pending.request) === key
+      keyOf(pending.request) === key &&
+      askedDigest(pending.request) === asked
     ) {
       return { pendingId: promptIdFor(pending.request) };
     }
@@ -150,6 +162,26 @@ export class CallEscalations {
 
 function keyOf(request: PromptRequest): string {
   return request.kind === "question" ? request.question.id : request.tool_name;
+}
+
+/**
+ * What a sub-agent's prompt asks, as a digest: the question, the arguments a tool would run with,
+ * or the result to deliver. A reply given to one prompt never answers another that only shares
+ * its question id or tool: approving `rm /tmp/old` does not approve `rm /` asked when the
+ * sub-agent runs again.
+ */
+export function askedDigest(request: PromptRequest): string {
+  const asked =
+    request.kind === "question"
+      ? request.question
+      : request.kind === "permission"
+        ? request.arguments
+        : { content: request.content, is_error: request.is_error };
+  return process
+    .getBuiltinModule("node:crypto")
+    .createHash("sha256")
+    .update(stableStringify(asked as JsonValue))
+    .digest("base64url");
 }
 
 // The sub-agent ran again and did not ask the question it had been waiting at: the question is
@@ -198,7 +230,12 @@ export async function escalatePrompt<R extends PromptRequest>(
       escalations.suspended = { request: shownRequest, agent };
       return LATER;
     }
-    const entry = { agent, kind: request.kind, key: request.tool_name };
+    const entry = {
+      agent,
+      kind: request.kind,
+      key: request.tool_name,
+      asked: askedDigest(request),
+    };
     const prompt_id = promptIdFor(shownRequest);
     if (shown.type === "failed" || (shown.type === "aborted" && shown.cause.type !== "user")) {
       const ended: EscalationEnding =
@@ -273,7 +310,14 @@ async function escalateQuestion(
     record(ctx, createEvent("inquiry_response", { outcome: "cancelled", id, reason }));
     const ended: EscalationEnding =
       shown.type === "failed" ? { type: "failed", error: shown.error } : endingOf(shown.cause);
-    escalations.done.push({ agent, kind: "question", key: question.id, prompt_id: id, ended });
+    escalations.done.push({
+      agent,
+      kind: "question",
+      key: question.id,
+      prompt_id: id,
+      asked: askedDigest(request),
+      ended,
+    });
     throw endingError(ended);
   }
   const reply = shown.type === "reply" ? shown.reply : ({ type: "cancelled" } as const);
@@ -287,6 +331,7 @@ async function escalateQuestion(
     kind: "question",
     key: question.id,
     prompt_id: id,
+    asked: askedDigest(request),
     ...(secret ? {} : { reply }),
   });
   if (reply.type === "end_turn" && offered) ctx.endTurn();

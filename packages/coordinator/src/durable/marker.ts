@@ -109,6 +109,7 @@ const markerSchema = lazy(() => {
             kind: z.enum(["question", "permission", "deliver"]),
             key: z.string(),
             prompt_id: z.string(),
+            asked: z.string().optional(),
             reply: replySchema.optional(),
             ended: z
               .union([

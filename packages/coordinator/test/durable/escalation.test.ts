@@ -281,6 +281,47 @@ describe("a sub-agent's prompt in a suspended turn", () => {
     ]);
   });
 
+  it("a reply given to a sub-agent's permission prompt answers only the same arguments when the sub-agent runs again", async () => {
+    let pass = 0;
+    let coordinator!: ToolCoordinator;
+    const executor: Executor = {
+      async execute(input) {
+        pass += 1;
+        const path = pass === 1 ? "/tmp/old" : "/";
+        const permission: PromptRequest = {
+          kind: "permission",
+          tool_name: "rm",
+          tool_call_id: "child_1",
+          arguments: { path },
+          mode: "ask",
+        };
+        const reply = await coordinator.escalate(input.call.id, "helper", permission);
+        return { type: "completed", content: `rm ${path}: ${reply.type}`, is_error: false };
+      },
+    };
+    const made = (stream: ConversationStream) =>
+      new ToolCoordinator({
+        stream,
+        tools: { alpha: AGENT },
+        executors: { executorFor: () => executor },
+      });
+    const stream = started();
+    coordinator = made(stream);
+    await coordinator.run([{ id: "call_1", name: "alpha", arguments: {} }], {
+      turn: new TurnState(),
+      suspend: true,
+    });
+    answerPendingPrompt(stream, "call_1#permission", { type: "run" })._unsafeUnwrap();
+    coordinator = made(reloaded(stream));
+    const resumed = await coordinator.resume();
+    // The approval was for /tmp/old: the sub-agent's new request waits for its own decision.
+    expect(resumed.responses).toEqual([]);
+    expect(resumed.pending.map((p) => [p.prompt_id, p.answered])).toEqual([
+      ["call_1#permission", false],
+    ]);
+    expect(resumed.pending[0]?.request).toMatchObject({ arguments: { path: "/" } });
+  });
+
   it("End Turn given while suspended ends the parent's turn when it resumes", async () => {
     const { stream, coordinator } = parent(["boolean", "boolean"]);
     await coordinator.run([CALL], { turn: new TurnState(), suspend: true });
