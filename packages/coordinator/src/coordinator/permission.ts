@@ -56,6 +56,23 @@ export function decidePermission(
   call: ToolCall,
   config: ResolvedToolConfig,
 ): PermissionDecision | Promise<PermissionDecision> {
+  const decided = decideWithoutPrompt(ctx, call, config);
+  if (decided === undefined) {
+    return askPermission(ctx, call, config, config.run === "edit" ? "edit" : "ask");
+  }
+  // Decided without its prompt: in a resumed run, the place the call's permission prompt held in
+  // line is given up, so that a later prompt under the same id (its sub-agent's permission,
+  // escalated through the call) does not take it and overtake the prompts before it.
+  ctx.resumedLine?.joined(`${call.id}#permission`);
+  return decided;
+}
+
+// The decision when no permission prompt is needed; `undefined` when one is.
+function decideWithoutPrompt(
+  ctx: RunContext,
+  call: ToolCall,
+  config: ResolvedToolConfig,
+): PermissionDecision | undefined {
   if (config.run === "unattended") return { type: "run", call };
   if (config.run === "skip") return done(SKIPPED_BY_CONFIGURATION);
   const promptId = `${call.id}#permission`;
@@ -87,7 +104,7 @@ export function decidePermission(
     });
     return done(noHumanMessage(call.name, cause), true);
   }
-  return askPermission(ctx, call, config, config.run);
+  return undefined;
 }
 
 async function askPermission(

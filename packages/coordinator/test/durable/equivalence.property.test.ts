@@ -67,6 +67,31 @@ describe("suspend → save → load → answer → resume gives the live run's s
               choices: [0, 0, 2, 0, 0, 943, 0],
             },
           ],
+          // A call's permission is decided by an answer remembered since it was suspended, and its
+          // sub-agent then asks for permission under the same prompt id. Resumed, the sub-agent's
+          // prompt must not take the call's old place in line and overtake an End Turn behind it.
+          [
+            {
+              calls: [
+                { questions: ["boolean"], run: "ask", result: "ask", tool: "alpha" },
+                {
+                  questions: ["boolean"],
+                  run: "ask",
+                  result: "ask",
+                  tool: "beta",
+                  agent: { questions: ["boolean"], run: "ask", result: "ask" },
+                },
+                {
+                  questions: ["boolean"],
+                  run: "ask",
+                  result: "ask",
+                  tool: "alpha",
+                  agent: { questions: ["boolean"], run: "ask", result: "ask" },
+                },
+              ],
+              choices: [16, 1, 0, 0, 0, 0, 977, 0, 0],
+            },
+          ],
         ],
       },
     );
