@@ -1,5 +1,5 @@
 import { type CancellationReason, createEvent, type JsonValue } from "@jp/conversation";
-import { stableStringify, validateAnswer } from "@jp/tool";
+import { questionSchema, stableStringify, validateAnswer } from "@jp/tool";
 import type { ToolCall } from "../backends/executor.js";
 import {
   HumanUnreachableError,
@@ -177,10 +177,16 @@ export function askedDigest(request: PromptRequest): string {
       : request.kind === "permission"
         ? request.arguments
         : { content: request.content, is_error: request.is_error };
+  // In the form a pending marker gives it back: JSON (fields set to undefined left out) and, for
+  // a question, decoded as the marker's reader decodes it (`exclusive: false` dropped, `pre_amble`
+  // read as `context`, …), so the same prompt asked live and read from a marker compare equal.
+  const json = JSON.parse(JSON.stringify(asked)) as JsonValue;
+  const decoded = request.kind === "question" ? questionSchema.safeParse(json) : undefined;
+  const normal = decoded?.success === true ? (decoded.data as JsonValue) : json;
   return process
     .getBuiltinModule("node:crypto")
     .createHash("sha256")
-    .update(stableStringify(asked as JsonValue))
+    .update(stableStringify(normal))
     .digest("base64url");
 }
 

@@ -61,9 +61,14 @@ export function decidePermission(
     return askPermission(ctx, call, config, config.run === "edit" ? "edit" : "ask");
   }
   // Decided without its prompt: in a resumed run, the place the call's permission prompt held in
-  // line is given up, so that a later prompt under the same id (its sub-agent's permission,
-  // escalated through the call) does not take it and overtake the prompts before it.
-  ctx.resumedLine?.joined(`${call.id}#permission`);
+  // line is given up, and a reply stored for it is dropped, so that a later prompt under the
+  // same id (its sub-agent's permission, escalated through the call) neither takes its place
+  // nor its reply: the person approved this call, never a command they were not shown.
+  if (ctx.resumedLine !== undefined || ctx.stored.size > 0) {
+    const promptId = `${call.id}#permission`;
+    ctx.resumedLine?.joined(promptId);
+    ctx.stored.delete(promptId);
+  }
   return decided;
 }
 
@@ -73,7 +78,14 @@ function decideWithoutPrompt(
   call: ToolCall,
   config: ResolvedToolConfig,
 ): PermissionDecision | undefined {
-  if (config.run === "unattended") return { type: "run", call };
+  // Made unattended since the turn was suspended: the person's own reply to the prompt (a skip,
+  // an edit) still stands; without one the tool runs.
+  if (
+    config.run === "unattended" &&
+    (ctx.stored.size === 0 || !ctx.stored.has(`${call.id}#permission`))
+  ) {
+    return { type: "run", call };
+  }
   if (config.run === "skip") return done(SKIPPED_BY_CONFIGURATION);
   const promptId = `${call.id}#permission`;
   // The person's own reply to this prompt, given while the turn was suspended, is used before a

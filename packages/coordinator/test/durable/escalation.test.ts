@@ -322,6 +322,93 @@ describe("a sub-agent's prompt in a suspended turn", () => {
     expect(resumed.pending[0]?.request).toMatchObject({ arguments: { path: "/" } });
   });
 
+  it("a stored answer to a sub-agent's question written in a non-canonical form stands when it is read back from the marker", async () => {
+    let coordinator!: ToolCoordinator;
+    const question = {
+      id: "ok",
+      text: "OK?",
+      answer_type: { type: "boolean" },
+      exclusive: false,
+      persistence: "turn",
+      context: undefined,
+    } as unknown as QuestionPromptRequest["question"];
+    const executor: Executor = {
+      async execute(input) {
+        const reply = await coordinator.escalate(input.call.id, "helper", {
+          kind: "question",
+          tool_name: "ask_user",
+          tool_call_id: "child_1",
+          inquiry_id: "child_1.ok.1",
+          question,
+          controls: { remember: false, back: false, reply: false, end_turn: false },
+        });
+        return { type: "completed", content: JSON.stringify(reply), is_error: false };
+      },
+    };
+    const made = (stream: ConversationStream) =>
+      new ToolCoordinator({
+        stream,
+        tools: { alpha: AGENT },
+        executors: { executorFor: () => executor },
+      });
+    const stream = started();
+    coordinator = made(stream);
+    await coordinator.run([{ id: "call_1", name: "alpha", arguments: {} }], {
+      turn: new TurnState(),
+      suspend: true,
+    });
+    answerPendingPrompt(stream, "call_1.ok.1", { type: "answer", value: true })._unsafeUnwrap();
+    const again = reloaded(stream);
+    coordinator = made(again);
+    const resumed = await coordinator.resume();
+    expect(resumed.pending).toEqual([]);
+    expect(responses(again.events)).toEqual(['{"type":"answer","value":true}']);
+    expect(inquiries(again.events)).toEqual([
+      `? call_1.ok.1 {"source":"other","name":"helper"}`,
+      "= call_1.ok.1 answered true",
+    ]);
+  });
+
+  it.each([
+    ["run", "a command it was not shown waits for its own decision", ["call_1#permission"]],
+    ["skip", "the person's skip stands", []],
+  ] as const)(
+    "a reply stored for a call's permission, its tool made unattended since (%s): %s",
+    async (given, _, pendingAfter) => {
+      let coordinator!: ToolCoordinator;
+      const executor: Executor = {
+        async execute(input) {
+          const reply = await coordinator.escalate(input.call.id, "helper", {
+            kind: "permission",
+            tool_name: "rm",
+            tool_call_id: "child_1",
+            arguments: { path: "/" },
+            mode: "ask",
+          });
+          return { type: "completed", content: `rm /: ${reply.type}`, is_error: false };
+        },
+      };
+      const made = (stream: ConversationStream, run: "ask" | "unattended") =>
+        new ToolCoordinator({
+          stream,
+          tools: { alpha: { run, result: "unattended" } },
+          executors: { executorFor: () => executor },
+        });
+      const stream = started();
+      coordinator = made(stream, "ask");
+      await coordinator.run([{ id: "call_1", name: "alpha", arguments: {} }], {
+        turn: new TurnState(),
+        suspend: true,
+      });
+      answerPendingPrompt(stream, "call_1#permission", { type: given })._unsafeUnwrap();
+      coordinator = made(reloaded(stream), "unattended");
+      const resumed = await coordinator.resume();
+      expect(resumed.pending.map((p) => p.prompt_id)).toEqual(pendingAfter);
+      if (given === "skip") expect(resumed.responses[0]?.content).toContain("skipped by user");
+      else expect(resumed.pending[0]?.request).toMatchObject({ tool_name: "rm" });
+    },
+  );
+
   it("End Turn given while suspended ends the parent's turn when it resumes", async () => {
     const { stream, coordinator } = parent(["boolean", "boolean"]);
     await coordinator.run([CALL], { turn: new TurnState(), suspend: true });
