@@ -309,6 +309,13 @@ async function escalateQuestion(
     escalations.suspended = { request: shownRequest, agent };
     return LATER;
   }
+  const entry = {
+    agent,
+    kind: "question",
+    key: question.id,
+    prompt_id: id,
+    asked: askedDigest(request),
+  } as const;
   if (shown.type === "failed" || (shown.type === "aborted" && shown.cause.type !== "user")) {
     // A failure, a deadline, a shutdown or End Turn elsewhere: recorded as such, never as the
     // person's cancel, and kept so that a replayed pass ends the same way.
@@ -316,14 +323,7 @@ async function escalateQuestion(
     record(ctx, createEvent("inquiry_response", { outcome: "cancelled", id, reason }));
     const ended: EscalationEnding =
       shown.type === "failed" ? { type: "failed", error: shown.error } : endingOf(shown.cause);
-    escalations.done.push({
-      agent,
-      kind: "question",
-      key: question.id,
-      prompt_id: id,
-      asked: askedDigest(request),
-      ended,
-    });
+    escalations.done.push({ ...entry, ended });
     throw endingError(ended);
   }
   const reply = shown.type === "reply" ? shown.reply : ({ type: "cancelled" } as const);
@@ -332,14 +332,7 @@ async function escalateQuestion(
     reply.type === "answer" || reply.type === "cancelled" || request.controls[reply.type];
   record(ctx, responseFor(id, question, offered ? reply : { type: "cancelled" }));
   const secret = question.answer_type.type === "secret" && reply.type === "answer";
-  escalations.done.push({
-    agent,
-    kind: "question",
-    key: question.id,
-    prompt_id: id,
-    asked: askedDigest(request),
-    ...(secret ? {} : { reply }),
-  });
+  escalations.done.push(secret ? entry : { ...entry, reply });
   if (reply.type === "end_turn" && offered) ctx.endTurn();
   return reply;
 }

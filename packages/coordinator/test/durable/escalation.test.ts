@@ -48,6 +48,27 @@ function parent(
 
 const CALL = { id: "call_0", name: "alpha", arguments: {} };
 
+/** A parent recording in `stream` whose one tool, `alpha`, runs `executor`. */
+function hosting(
+  stream: ConversationStream,
+  executor: Executor,
+  tools: { run: "ask" | "unattended"; result: "unattended" } = AGENT,
+) {
+  return new ToolCoordinator({
+    stream,
+    tools: { alpha: tools },
+    executors: { executorFor: () => executor },
+  });
+}
+
+/** Runs call `call_1` of `alpha` until it suspends. */
+async function suspendCall1(coordinator: ToolCoordinator) {
+  return coordinator.run([{ id: "call_1", name: "alpha", arguments: {} }], {
+    turn: new TurnState(),
+    suspend: true,
+  });
+}
+
 /** The stream as another process would read it: encoded, then decoded. */
 function reloaded(stream: ConversationStream): ConversationStream {
   return ConversationStream.decode(JSON.parse(JSON.stringify(stream.toJSON())))._unsafeUnwrap();
@@ -299,20 +320,11 @@ describe("a sub-agent's prompt in a suspended turn", () => {
         return { type: "completed", content: `rm ${path}: ${reply.type}`, is_error: false };
       },
     };
-    const made = (stream: ConversationStream) =>
-      new ToolCoordinator({
-        stream,
-        tools: { alpha: AGENT },
-        executors: { executorFor: () => executor },
-      });
     const stream = started();
-    coordinator = made(stream);
-    await coordinator.run([{ id: "call_1", name: "alpha", arguments: {} }], {
-      turn: new TurnState(),
-      suspend: true,
-    });
+    coordinator = hosting(stream, executor);
+    await suspendCall1(coordinator);
     answerPendingPrompt(stream, "call_1#permission", { type: "run" })._unsafeUnwrap();
-    coordinator = made(reloaded(stream));
+    coordinator = hosting(reloaded(stream), executor);
     const resumed = await coordinator.resume();
     // The approval was for /tmp/old: the sub-agent's new request waits for its own decision.
     expect(resumed.responses).toEqual([]);
@@ -345,21 +357,12 @@ describe("a sub-agent's prompt in a suspended turn", () => {
         return { type: "completed", content: JSON.stringify(reply), is_error: false };
       },
     };
-    const made = (stream: ConversationStream) =>
-      new ToolCoordinator({
-        stream,
-        tools: { alpha: AGENT },
-        executors: { executorFor: () => executor },
-      });
     const stream = started();
-    coordinator = made(stream);
-    await coordinator.run([{ id: "call_1", name: "alpha", arguments: {} }], {
-      turn: new TurnState(),
-      suspend: true,
-    });
+    coordinator = hosting(stream, executor);
+    await suspendCall1(coordinator);
     answerPendingPrompt(stream, "call_1.ok.1", { type: "answer", value: true })._unsafeUnwrap();
     const again = reloaded(stream);
-    coordinator = made(again);
+    coordinator = hosting(again, executor);
     const resumed = await coordinator.resume();
     expect(resumed.pending).toEqual([]);
     expect(responses(again.events)).toEqual(['{"type":"answer","value":true}']);
@@ -388,20 +391,14 @@ describe("a sub-agent's prompt in a suspended turn", () => {
           return { type: "completed", content: `rm /: ${reply.type}`, is_error: false };
         },
       };
-      const made = (stream: ConversationStream, run: "ask" | "unattended") =>
-        new ToolCoordinator({
-          stream,
-          tools: { alpha: { run, result: "unattended" } },
-          executors: { executorFor: () => executor },
-        });
       const stream = started();
-      coordinator = made(stream, "ask");
-      await coordinator.run([{ id: "call_1", name: "alpha", arguments: {} }], {
-        turn: new TurnState(),
-        suspend: true,
-      });
+      coordinator = hosting(stream, executor, { run: "ask", result: "unattended" });
+      await suspendCall1(coordinator);
       answerPendingPrompt(stream, "call_1#permission", { type: given })._unsafeUnwrap();
-      coordinator = made(reloaded(stream), "unattended");
+      coordinator = hosting(reloaded(stream), executor, {
+        run: "unattended",
+        result: "unattended",
+      });
       const resumed = await coordinator.resume();
       expect(resumed.pending.map((p) => p.prompt_id)).toEqual(pendingAfter);
       if (given === "skip") expect(resumed.responses[0]?.content).toContain("skipped by user");
