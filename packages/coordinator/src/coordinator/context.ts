@@ -515,8 +515,8 @@ export class SecretMask {
   // as the whole string: "7" in "Option 7" is far more likely a coincidence than a quote, and
   // refusing the question would break the tool for nothing.
   #quotes(text: string): boolean {
-    if (this.mask(text) === text) return false;
-    const values = this.#values ?? new Set<string>();
+    const values = this.#values;
+    if (values === undefined) return false;
     if (values.has(text)) return true;
     for (const secret of values) {
       if (secret.length >= SHORT_SECRET && text.includes(secret)) return true;
