@@ -114,6 +114,16 @@ export class ResumedLine {
     return Promise.all(waits).then(() => undefined);
   }
 
+  /**
+   * Whether `promptId` was pending when the turn was suspended and has not rejoined the queue
+   * yet: its place in line still holds, and it is decided in that place, as a prompt waiting in
+   * a live queue is (an answer remembered since does not let it go ahead of the prompts before
+   * it).
+   */
+  holds(promptId: string): boolean {
+    return this.#slots.some((slot) => slot.open && slot.promptId === promptId);
+  }
+
   /** The prompt has joined the queue (or will never be asked again): those behind it may go. */
   joined(promptId: string): void {
     const slot = this.#slots.find((s) => s.open && s.promptId === promptId);

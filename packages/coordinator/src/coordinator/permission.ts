@@ -89,10 +89,12 @@ function decideWithoutPrompt(
   if (config.run === "skip") return done(SKIPPED_BY_CONFIGURATION);
   const promptId = `${call.id}#permission`;
   // The person's own reply to this prompt, given while the turn was suspended, is used before a
-  // decision another prompt remembered for the turn.
-  const remembered = ctx.stored.has(promptId)
-    ? undefined
-    : ctx.turn.rememberedPermission(call.name);
+  // decision another prompt remembered for the turn. A prompt still waiting in the resumed line
+  // takes a remembered decision only when its turn comes, as it would have in a live queue.
+  const remembered =
+    ctx.stored.has(promptId) || ctx.resumedLine?.holds(promptId) === true
+      ? undefined
+      : ctx.turn.rememberedPermission(call.name);
   if (remembered !== undefined)
     return remembered ? { type: "run", call } : done(SKIPPED_REMEMBERED);
   if (ctx.expired.has(promptId)) {

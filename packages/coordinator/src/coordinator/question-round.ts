@@ -226,7 +226,12 @@ class QuestionAttempts {
           config: questionConfig,
           humanReachable,
           detached: config.detached.tool,
-          remembered: rememberedFor(ctx, call, question),
+          // A question still waiting in the resumed line takes a remembered answer only when its
+          // turn comes (the prompt's `needed`), as it would have in a live queue.
+          remembered:
+            pending !== undefined && ctx.resumedLine?.holds(id) === true
+              ? undefined
+              : rememberedFor(ctx, call, question),
           unreachable: ctx.unreachable,
           answerFrom: ownQuestionConfig(config, question.id)?.answer === undefined ? "*" : "own",
         });

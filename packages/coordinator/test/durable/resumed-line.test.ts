@@ -1,0 +1,75 @@
+// A prompt left pending when a turn is suspended keeps its place in line when the turn resumes:
+// an answer remembered for the turn since then decides it only when its turn in line comes, as
+// it would have in a live queue. Deciding it at once let its call go ahead of the prompts before
+// it, and past an End Turn given at one of them.
+import type { ConversationStream } from "@jp/conversation";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { perCall, runLive, runSuspended, type Scenario, tempDir } from "./support.js";
+
+/** How the record ends the given call's question and the call itself. */
+function endingOf(stream: ConversationStream, callId: string) {
+  const events = stream.toJSON() as { type: string; id?: string; [key: string]: unknown }[];
+  const question = events.find((e) => e.type === "inquiry_response" && e.id === `${callId}.q0.1`);
+  const call = events.find((e) => e.type === "tool_call_response" && e.id === callId);
+  return {
+    question:
+      question === undefined ? undefined : { outcome: question.outcome, reason: question.reason },
+    result: call?.content,
+  };
+}
+
+describe("a prompt pending behind another when the turn was suspended", () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  beforeEach(async () => {
+    dir = await tempDir();
+  });
+  afterEach(async () => {
+    await dir.remove();
+  });
+
+  it("a question that an answer remembered since would answer waits for the prompts before it, and End Turn at one of them closes it", async () => {
+    // call_0 and call_2 are calls of one tool and ask the same question; call_1, of another
+    // tool, asks between them. Live: call_0's answer is remembered for the turn, the person ends
+    // the turn at call_1's question, and call_2's question, still queued, is closed with it.
+    const scenario: Scenario = {
+      calls: [
+        { questions: ["boolean"], run: "unattended", result: "unattended", tool: "alpha" },
+        { questions: ["boolean"], run: "unattended", result: "unattended", tool: "beta" },
+        { questions: ["boolean"], run: "unattended", result: "unattended", tool: "alpha" },
+      ],
+      choices: [1, 3],
+    };
+    const live = await runLive(scenario);
+    expect(endingOf(live, "call_2")).toEqual({
+      question: { outcome: "cancelled", reason: "turn_ended" },
+      result: "The user ended the turn.",
+    });
+    const { stream } = await runSuspended(scenario, dir.path);
+    // Resumed, call_2's question was answered from memory before the End Turn and its tool ran.
+    expect(endingOf(stream, "call_2")).toEqual(endingOf(live, "call_2"));
+    expect(perCall(stream)).toEqual(perCall(live));
+  });
+
+  it("a permission prompt that a decision remembered since would settle waits for the prompts before it", async () => {
+    // call_0's permission is approved for the turn while call_1's permission prompt (another
+    // tool) and call_2's (call_0's tool) wait behind it. Live, call_2 runs only once call_1's
+    // prompt is answered, so call_1's question comes before call_2's, and End Turn there closes
+    // call_2's question. Resumed, call_2 must not run ahead of call_1's permission prompt.
+    const scenario: Scenario = {
+      calls: [
+        { questions: ["boolean"], run: "ask", result: "ask", tool: "alpha" },
+        { questions: ["boolean"], run: "ask", result: "ask", tool: "beta" },
+        { questions: ["boolean"], run: "ask", result: "ask", tool: "alpha" },
+      ],
+      choices: [0, 0, 412, 0, 1, 1, 0],
+    };
+    const live = await runLive(scenario);
+    expect(endingOf(live, "call_2")).toEqual({
+      question: { outcome: "cancelled", reason: "turn_ended" },
+      result: "The user ended the turn.",
+    });
+    const { stream } = await runSuspended(scenario, dir.path);
+    expect(endingOf(stream, "call_2")).toEqual(endingOf(live, "call_2"));
+    expect(perCall(stream)).toEqual(perCall(live));
+  });
+});
