@@ -82,12 +82,17 @@ export function refused(ctx: RunContext, refusal: PromptRefusal): void {
  * stood in line in a known order (their `seq`), ahead of anything asked later. Resumed calls reach
  * them again at different speeds (a call that hosts a sub-agent runs its tool again first), so each
  * holds its place: a resumed prompt joins the queue once every resumed prompt before it has, and a
- * new prompt once every resumed prompt of the other calls has. A call that asks something new
- * first, or finishes, gives its place up.
+ * new prompt once every resumed prompt of the other calls, and every new prompt asked before it,
+ * has. A call that asks something new first, or finishes, gives its place up.
  */
 export class ResumedLine {
   readonly #slots: { promptId: string; callId: string; open: boolean; joined: () => void }[] = [];
   readonly #settled: Promise<void>[] = [];
+  // New prompts waiting to join, by prompt id: each joins after the one that came before it, so
+  // that one let go by the line does not find itself behind one that came later and found the
+  // line empty (a promise taking its ticks to settle would otherwise decide their order).
+  readonly #newcomers = new Map<string, { readonly joined: Promise<void>; readonly done: () => void }>();
+  #lastNewcomer: Promise<void> | undefined;
 
   constructor(prompts: readonly { readonly promptId: string; readonly callId: string }[]) {
     for (const { promptId, callId } of prompts) {
@@ -110,6 +115,14 @@ export class ResumedLine {
     for (let i = 0; i < end; i++) {
       if (this.#slots[i]?.open) waits.push(this.#settled[i] as Promise<void>);
     }
+    if (at === -1) {
+      if (this.#lastNewcomer !== undefined) waits.push(this.#lastNewcomer);
+      if (waits.length === 0) return undefined;
+      let done!: () => void;
+      const joined = new Promise<void>((resolve) => (done = resolve));
+      this.#newcomers.set(promptId, { joined, done });
+      this.#lastNewcomer = joined;
+    }
     if (waits.length === 0) return undefined;
     return Promise.all(waits).then(() => undefined);
   }
@@ -126,6 +139,13 @@ export class ResumedLine {
 
   /** The prompt has joined the queue (or will never be asked again): those behind it may go. */
   joined(promptId: string): void {
+    const newcomer = this.#newcomers.get(promptId);
+    if (newcomer !== undefined) {
+      this.#newcomers.delete(promptId);
+      if (this.#lastNewcomer === newcomer.joined) this.#lastNewcomer = undefined;
+      newcomer.done();
+      return;
+    }
     const slot = this.#slots.find((s) => s.open && s.promptId === promptId);
     if (slot === undefined) return;
     slot.open = false;

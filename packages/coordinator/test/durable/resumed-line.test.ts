@@ -72,4 +72,35 @@ describe("a prompt pending behind another when the turn was suspended", () => {
     expect(endingOf(stream, "call_2")).toEqual(endingOf(live, "call_2"));
     expect(perCall(stream)).toEqual(perCall(live));
   });
+
+  it("new prompts of two calls let go together keep the order in which they were asked, and End Turn at the first closes the second", async () => {
+    // call_0 hosts a sub-agent whose question stands first in line; call_1 and call_2, one tool
+    // approved for the turn at call_1's prompt, then each ask a new question behind it. Live,
+    // call_1 asks first. Resumed, call_1's question waited for the sub-agent's question to
+    // rejoin the line while call_2's, asked a moment later, found the line empty and went first.
+    const scenario: Scenario = {
+      calls: [
+        {
+          questions: ["boolean"],
+          run: "unattended",
+          result: "ask",
+          tool: "beta",
+          agent: { questions: ["boolean"], run: "ask", result: "ask" },
+        },
+        { questions: ["boolean"], run: "ask", result: "ask", tool: "alpha" },
+        { questions: ["boolean"], run: "ask", result: "ask", tool: "alpha" },
+      ],
+      choices: [12, 1, 1],
+    };
+    const live = await runLive(scenario);
+    expect(endingOf(live, "call_1").question).toEqual({ outcome: "cancelled", reason: "end_turn" });
+    expect(endingOf(live, "call_2").question).toEqual({
+      outcome: "cancelled",
+      reason: "turn_ended",
+    });
+    const { stream } = await runSuspended(scenario, dir.path);
+    expect(endingOf(stream, "call_1")).toEqual(endingOf(live, "call_1"));
+    expect(endingOf(stream, "call_2")).toEqual(endingOf(live, "call_2"));
+    expect(perCall(stream)).toEqual(perCall(live));
+  });
 });
