@@ -89,14 +89,16 @@ function decideWithoutPrompt(
   if (config.run === "skip") return done(SKIPPED_BY_CONFIGURATION);
   const promptId = `${call.id}#permission`;
   // The person's own reply to this prompt, given while the turn was suspended, is used before a
-  // decision another prompt remembered for the turn. A prompt still waiting in the resumed line
-  // takes a remembered decision only when its turn comes, as it would have in a live queue.
-  const remembered =
-    ctx.stored.has(promptId) || ctx.resumedLine?.holds(promptId) === true
-      ? undefined
-      : ctx.turn.rememberedPermission(call.name);
-  if (remembered !== undefined)
+  // decision another prompt remembered for the turn.
+  const remembered = ctx.stored.has(promptId)
+    ? undefined
+    : ctx.turn.rememberedPermission(call.name);
+  if (remembered !== undefined) {
+    // A prompt still waiting in the resumed line takes the decision only when its turn comes
+    // (its `needed`), as it would have in a live queue: not ahead of the prompts before it.
+    if (ctx.humanReachable && ctx.resumedLine?.holds(promptId) === true) return undefined;
     return remembered ? { type: "run", call } : done(SKIPPED_REMEMBERED);
+  }
   if (ctx.expired.has(promptId)) {
     // Suspended, and nobody decided before its deadline: the detached `run` policy decides.
     return config.detached.run === "auto"

@@ -229,7 +229,7 @@ class QuestionAttempts {
           // A question still waiting in the resumed line takes a remembered answer only when its
           // turn comes (the prompt's `needed`), as it would have in a live queue.
           remembered:
-            pending !== undefined && ctx.resumedLine?.holds(id) === true
+            pending !== undefined && humanReachable && ctx.resumedLine?.holds(id) === true
               ? undefined
               : rememberedFor(ctx, call, question),
           unreachable: ctx.unreachable,

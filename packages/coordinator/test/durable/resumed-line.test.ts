@@ -4,7 +4,14 @@
 // it, and past an End Turn given at one of them.
 import type { ConversationStream } from "@jp/conversation";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { perCall, runLive, runSuspended, type Scenario, tempDir } from "./support.js";
+import {
+  answerPendingPrompt,
+  ToolCoordinator,
+  type ToolsConfig,
+  TurnState,
+} from "../../src/index.js";
+import { MockExecutor, MockExecutorSource } from "../../src/testing/index.js";
+import { perCall, runLive, runSuspended, type Scenario, started, tempDir } from "./support.js";
 
 /** How the record ends the given call's question and the call itself. */
 function endingOf(stream: ConversationStream, callId: string) {
@@ -102,5 +109,44 @@ describe("a prompt pending behind another when the turn was suspended", () => {
     expect(endingOf(stream, "call_1")).toEqual(endingOf(live, "call_1"));
     expect(endingOf(stream, "call_2")).toEqual(endingOf(live, "call_2"));
     expect(perCall(stream)).toEqual(perCall(live));
+  });
+
+  it("with nobody to ask and no suspending, a decision remembered for the turn still decides a prompt held in line", async () => {
+    const ran: string[] = [];
+    const tool = new MockExecutor((input) => {
+      ran.push(input.call.id);
+      return { type: "success", content: "done" };
+    });
+    const tools: ToolsConfig = { alpha: { run: "ask" }, beta: { run: "ask" } };
+    const stream = started();
+    const coordinatorFor = () =>
+      new ToolCoordinator({
+        stream,
+        tools,
+        executors: new MockExecutorSource({ alpha: tool, beta: tool }),
+      });
+    const calls = [
+      { id: "call_0", name: "alpha", arguments: {} },
+      { id: "call_1", name: "beta", arguments: {} },
+      { id: "call_2", name: "alpha", arguments: {} },
+    ];
+    await coordinatorFor().run(calls, { turn: new TurnState(), suspend: true });
+    // alpha is approved for the turn; call_2's prompt stays pending behind call_1's.
+    answerPendingPrompt(stream, "call_0#permission", {
+      type: "run",
+      remember: true,
+    })._unsafeUnwrap();
+    const second = await coordinatorFor().resume();
+    expect(second.pending.map((p) => p.prompt_id)).toEqual([
+      "call_1#permission",
+      "call_2#permission",
+    ]);
+    answerPendingPrompt(stream, "call_1#permission", { type: "skip" })._unsafeUnwrap();
+    // Resumed where nobody can be asked, without suspending again: the person's decision for
+    // alpha still runs call_2, rather than the detached policy refusing it.
+    const third = await coordinatorFor().resume({ suspend: false });
+    expect(third.pending).toEqual([]);
+    expect(ran).toEqual(["call_0", "call_2"]);
+    expect(third.refusals).toEqual([]);
   });
 });
