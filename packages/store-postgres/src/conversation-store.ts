@@ -12,6 +12,7 @@ import {
 } from "@jp/conversation";
 import { err, ok, type Result } from "neverthrow";
 import type pg from "pg";
+import { storedFields } from "./internal/conversation-row.js";
 import {
   type Claim,
   runSave,
@@ -28,10 +29,12 @@ export interface PostgresStoreOptions {
 }
 
 // What this store last read or wrote of a stream: the events by identity, so a save writes only
-// entries appended or replaced since (setMetadata replaces the entry object at its index).
+// entries appended or replaced since (setMetadata replaces the entry object at its index), and
+// the revision they are stored at, the only one a save may write such a difference over.
 interface Snapshot {
   readonly store: PostgresConversationStore;
   readonly name: string;
+  revision: string;
   readonly events: StreamEvent[];
 }
 const snapshots = new WeakMap<ConversationStream, Snapshot>();
@@ -41,8 +44,8 @@ const snapshots = new WeakMap<ConversationStream, Snapshot>();
 const namer = new FileConversationStore(".");
 
 interface ConversationRow {
-  metadata: StoredConversation["metadata"];
-  base_config: StoredConversation["baseConfig"] | null;
+  metadata: unknown;
+  base_config: unknown;
   layout: StoredConversation["layout"];
   revision: string;
   event_count: number;
@@ -99,8 +102,8 @@ export class PostgresConversationStore {
 
   /**
    * Loads a conversation, its events in one consistent read. A name outside JP's grammar is an
-   * `invalid-id` error; a missing conversation `not-found`; stored events this version cannot
-   * decode `corrupt`.
+   * `invalid-id` error; a missing conversation `not-found`; stored events, metadata or base
+   * configuration `FileConversationStore` would not load from its files `corrupt`.
    */
   async load(name: string): Promise<Result<StoredConversation, StoreError>> {
     const bad = this.#checkName(name);
@@ -131,13 +134,20 @@ export class PostgresConversationStore {
         this.#corrupt(name, `expected events 0 to ${row.event_count - 1}, found ${count}`),
       );
     }
+    const fields = storedFields(row.metadata, row.base_config);
+    if (fields.isErr()) return err(this.#corrupt(name, fields.error));
     const stream = ConversationStream.decode(row.events);
     if (stream.isErr()) return err(this.#corrupt(name, stream.error.message));
-    snapshots.set(stream.value, { store: this, name, events: stream.value.events.slice() });
+    snapshots.set(stream.value, {
+      store: this,
+      name,
+      revision: row.revision,
+      events: stream.value.events.slice(),
+    });
     return ok({
       name,
-      metadata: row.metadata,
-      baseConfig: row.base_config ?? undefined,
+      metadata: fields.value.metadata,
+      baseConfig: fields.value.baseConfig,
       layout: row.layout,
       stream: stream.value,
       revision: row.revision,
@@ -164,8 +174,10 @@ export class PostgresConversationStore {
    * `conversation.revision` (never saved: no conversation of that name may exist); otherwise a
    * `conflict` error and nothing is written. On success `conversation.revision` is the new
    * revision. Only entries appended or replaced since this store loaded or saved the stream are
-   * written; a stream it does not know is written whole. `lockTimeoutMs` is accepted for
-   * compatibility and not used: PostgreSQL's row lock orders concurrent saves.
+   * written; a stream it does not know, or one saved over a revision other than the one it was
+   * loaded or last saved at, is written whole. The stream is written as it is when `save` is
+   * called: entries appended while the save is under way go with the next. `lockTimeoutMs` is
+   * accepted for compatibility and not used: PostgreSQL's row lock orders concurrent saves.
    */
   async save(
     conversation: StoredConversation,
@@ -178,12 +190,16 @@ export class PostgresConversationStore {
       options.expectedRevision !== undefined
         ? options.expectedRevision
         : (conversation.revision ?? null);
-    const events = stream.events;
     const known = snapshots.get(stream);
-    const snapshot = known?.store === this && known.name === name ? known : undefined;
-    let plan: ReturnType<typeof planWrite>;
+    // A difference is only good over the revision it was taken from: over any other (a newer one
+    // named by `expectedRevision`) the stream is written whole, as the file store writes it.
+    const snapshot =
+      known?.store === this && known.name === name && known.revision === expected
+        ? known
+        : undefined;
+    let plan: Plan;
     try {
-      plan = planWrite(events, expected === null ? undefined : snapshot);
+      plan = planWrite(stream.events, snapshot);
     } catch (cause) {
       return err(
         this.#corrupt(name, `the conversation cannot be stored as JSON: ${describe(cause)}`),
@@ -199,7 +215,7 @@ export class PostgresConversationStore {
           conversation.baseConfig === undefined ? null : JSON.stringify(conversation.baseConfig),
         layout: conversation.layout,
         revision,
-        eventCount: stream.length,
+        eventCount: plan.length,
       };
       const values = saveValues(this.#n, fields, plan, stream, expected, new Date());
       if (!(await runSave(this.#pool, this.#save[claim], values))) {
@@ -213,12 +229,13 @@ export class PostgresConversationStore {
       return err(this.#io(name, `cannot save conversation ${name}`, cause));
     }
     conversation.revision = revision;
-    if (snapshot !== undefined && expected !== null) {
+    if (snapshot !== undefined) {
       // Brought up to date in place: copying a long stream's entries on every save would cost
       // in proportion to its length.
-      updateSnapshot(snapshot.events, events, plan.changed);
+      updateSnapshot(snapshot.events, plan);
+      snapshot.revision = revision;
     } else {
-      snapshots.set(stream, { store: this, name, events: events.slice() });
+      snapshots.set(stream, { store: this, name, revision, events: plan.entries.slice() });
     }
     return ok({ revision });
   }
@@ -265,58 +282,65 @@ export class PostgresConversationStore {
   }
 }
 
+// What a save writes, and the entries it writes as they were when the save began: the stream
+// may grow while the statement runs, and what is recorded as written must be what was.
+interface Plan extends WritePlan {
+  /** The stream's length when the save began. */
+  readonly length: number;
+  /** The entries replaced in place, by index. */
+  readonly changed: readonly (readonly [number, StreamEvent])[];
+  /** The entries written from `appendFrom` on. */
+  readonly entries: readonly StreamEvent[];
+}
+
 // Entries are immutable and replaced as a whole (setMetadata, sanitize): comparing by identity
 // with what was last read or written finds every change, at the cost of one pointer compare per
 // entry and no serialisation of unchanged ones.
-function planWrite(
-  events: readonly StreamEvent[],
-  snapshot: Snapshot | undefined,
-): WritePlan & { readonly changed: readonly number[] } {
+function planWrite(events: readonly StreamEvent[], snapshot: Snapshot | undefined): Plan {
+  const length = events.length;
   if (snapshot === undefined) {
     // Written whole: every entry over what is stored, and anything beyond cut off.
+    const entries = events.slice();
     return {
-      truncateFrom: events.length,
+      length,
+      truncateFrom: length,
       replaced: undefined,
-      appended: events.length === 0 ? undefined : jsonArray(events, 0),
+      appended: length === 0 ? undefined : jsonArray(entries),
       appendFrom: 0,
       changed: [],
+      entries,
     };
   }
   const before = snapshot.events;
-  const common = Math.min(before.length, events.length);
+  const common = Math.min(before.length, length);
   const replaced: string[] = [];
-  const changed: number[] = [];
+  const changed: (readonly [number, StreamEvent])[] = [];
   for (let i = 0; i < common; i++) {
-    if (events[i] !== before[i]) {
-      changed.push(i);
-      replaced.push(`[${i},${JSON.stringify(encodeEvent(events[i] as StreamEvent))}]`);
+    const event = events[i] as StreamEvent;
+    if (event !== before[i]) {
+      changed.push([i, event]);
+      replaced.push(`[${i},${JSON.stringify(encodeEvent(event))}]`);
     }
   }
+  const entries = events.slice(before.length);
   return {
-    truncateFrom: events.length < before.length ? events.length : undefined,
+    length,
+    truncateFrom: length < before.length ? length : undefined,
     replaced: replaced.length === 0 ? undefined : `[${replaced.join(",")}]`,
-    appended: events.length > before.length ? jsonArray(events, before.length) : undefined,
+    appended: entries.length === 0 ? undefined : jsonArray(entries),
     appendFrom: before.length,
     changed,
+    entries,
   };
 }
 
 // Only the entries the plan found changed, cut or appended: no second pass over a long stream.
-function updateSnapshot(
-  before: StreamEvent[],
-  events: readonly StreamEvent[],
-  changed: readonly number[],
-): void {
-  for (const i of changed) before[i] = events[i] as StreamEvent;
-  const common = Math.min(before.length, events.length);
-  before.length = common;
-  for (let i = common; i < events.length; i++) before.push(events[i] as StreamEvent);
+function updateSnapshot(before: StreamEvent[], plan: Plan): void {
+  for (const [i, event] of plan.changed) before[i] = event;
+  before.length = Math.min(before.length, plan.length);
+  for (const event of plan.entries) before.push(event);
 }
 
-function jsonArray(events: readonly StreamEvent[], from: number): string {
-  const parts: string[] = [];
-  for (let i = from; i < events.length; i++) {
-    parts.push(JSON.stringify(encodeEvent(events[i] as StreamEvent)));
-  }
-  return `[${parts.join(",")}]`;
+function jsonArray(events: readonly StreamEvent[]): string {
+  return `[${events.map((event) => JSON.stringify(encodeEvent(event))).join(",")}]`;
 }

@@ -14,16 +14,18 @@ export interface MigrationError {
 }
 
 /**
- * Why an inbox operation did not happen; nothing was written for any of them. The first four
+ * Why an inbox operation did not happen; nothing was written for any of them. The first five
  * are those of `answerPendingPrompt` in `@jp/coordinator`, with the same meaning:
+ * - `claimed`: a worker is resuming the turn right now; try again after `until`;
  * - `unknown_prompt`: no such prompt open in the named conversation (wrong id, wrong
- *   conversation, already resumed, or its waiting host went away);
+ *   conversation, already resumed, or its waiting host went away), or an inbox row written by
+ *   something else that holds no prompt;
  * - `already_answered`: another answer was taken first (exactly one answer per prompt);
  * - `invalid_reply`: the reply does not fit the prompt; `message` says why;
  * - `secret_not_stored`: a secret's answer never enters the database (see the package README);
  * - `unknown_conversation`: no conversation of that name;
- * - `invalid_input`: a malformed argument (a conversation name outside JP's grammar, a bad
- *   cursor or limit), named in `message`;
+ * - `invalid_input`: a malformed argument (a conversation name outside JP's grammar, an empty
+ *   prompt id, a cursor this inbox did not give out, a bad limit), named in `message`;
  * - `timeout`, `cancelled`: a wait ended without an answer;
  * - `database`: PostgreSQL refused or could not be reached; `cause` has the driver's error.
  */

@@ -71,9 +71,10 @@ interface Row {
   cursor: string;
 }
 
-const MAX_ID_LENGTH = 4096;
 // A timestamptz as PostgreSQL prints it, e.g. `2026-11-23 21:49:20.123456+00`.
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2}){0,2}$/;
+const TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.\d{1,6})?[+-](\d{2})(?::(\d{2}))?(?::(\d{2}))?$/;
+const MAX_BIGINT = 9223372036854775807n;
 
 /**
  * The pending prompts of every conversation in the database, in one place: listed by
@@ -387,24 +388,50 @@ function decodeCursor(cursor: string): [string, string] | undefined {
     const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf-8"));
     if (!Array.isArray(value) || value.length !== 2) return undefined;
     const [at, id] = value as unknown[];
-    if (typeof at !== "string" || !TIMESTAMP.test(at)) return undefined;
-    if (!(typeof id === "number" || (typeof id === "string" && /^\d{1,19}$/.test(id)))) {
+    if (typeof at !== "string" || !isTimestamp(at)) return undefined;
+    // Every cursor this package gives out, and nothing PostgreSQL would refuse: a bigint row id.
+    if (typeof id === "number") {
+      return Number.isSafeInteger(id) && id >= 0 ? [at, String(id)] : undefined;
+    }
+    if (typeof id !== "string" || !/^\d{1,19}$/.test(id) || BigInt(id) > MAX_BIGINT) {
       return undefined;
     }
-    return [at, String(id)];
+    return [at, id];
   } catch {
     return undefined;
   }
+}
+
+// The shape alone lets through dates PostgreSQL refuses (a 13th month, February 30, hour 99):
+// each field is held to its range, as the server will.
+function isTimestamp(text: string): boolean {
+  const match = TIMESTAMP.exec(text);
+  if (match === null) return false;
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, tz = 0, tzm = 0, tzs = 0] =
+    match.slice(1).map((field) => Number(field ?? "0"));
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  return (
+    year >= 1 &&
+    days !== undefined &&
+    day >= 1 &&
+    day <= days &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 59 &&
+    tz <= 15 &&
+    tzm <= 59 &&
+    tzs <= 59
+  );
 }
 
 function checkTarget(conversation: unknown, promptId: unknown): InboxError | undefined {
   if (typeof conversation !== "string" || !isConversationName(conversation)) {
     return invalid(`${JSON.stringify(conversation)} is not a conversation name`);
   }
-  if (typeof promptId !== "string" || promptId === "" || promptId.length > MAX_ID_LENGTH) {
-    return invalid(
-      `the prompt id must be a non-empty string of at most ${MAX_ID_LENGTH} characters`,
-    );
+  // No upper bound: every prompt id a save put in the inbox can be fetched and answered.
+  if (typeof promptId !== "string" || promptId === "") {
+    return invalid("the prompt id must be a non-empty string");
   }
   return undefined;
 }

@@ -219,13 +219,15 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
     this.#client = undefined;
     this.#active.clear();
     if (client === undefined) return;
-    client.removeAllListeners("notification");
+    // Closed now: notifications still coming in on the way out reach nobody.
+    const own = handlers.get(client);
+    if (own !== undefined) client.removeListener("notification", own.notification);
     try {
       await this.#chain;
       await client.query("UNLISTEN *");
-      client.release();
+      release(client);
     } catch (cause) {
-      client.release(cause as Error);
+      release(client, cause);
     }
   }
 
@@ -279,19 +281,25 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
     try {
       client = await this.#pool.connect();
       const taken = client;
-      taken.on("error", (cause) => this.#lost(taken, cause));
-      taken.on("end", () => this.#lost(taken, new Error("the listening connection ended")));
-      taken.on("notification", (message) => {
-        const hook = message.channel === this.#wake ? this.#wakeHook : undefined;
-        for (const notice of parseNotices(message.payload)) {
-          hook?.(notice);
-          this.emit("notice", notice);
-          const watchers = watching.get(this)?.get(notice.conversation);
-          if (watchers !== undefined) for (const watcher of [...watchers]) watcher(notice);
-        }
-      });
+      const own: Handlers = {
+        error: (cause) => this.#lost(taken, cause),
+        end: () => this.#lost(taken, new Error("the listening connection ended")),
+        notification: (message) => {
+          const hook = message.channel === this.#wake ? this.#wakeHook : undefined;
+          for (const notice of parseNotices(message.payload)) {
+            hook?.(notice);
+            this.emit("notice", notice);
+            const watchers = watching.get(this)?.get(notice.conversation);
+            if (watchers !== undefined) for (const watcher of [...watchers]) watcher(notice);
+          }
+        },
+      };
+      handlers.set(taken, own);
+      taken.on("error", own.error);
+      taken.on("end", own.end);
+      taken.on("notification", own.notification);
       if (this.#closed) {
-        taken.release();
+        release(taken);
         return;
       }
       this.#client = taken;
@@ -302,7 +310,7 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
       this.#startHeartbeat(taken);
       this.emit("connected");
     } catch (cause) {
-      if (client !== undefined && this.#client !== client) client.release(cause as Error);
+      if (client !== undefined && this.#client !== client) release(client, cause);
       else if (client !== undefined) this.#lost(client, cause);
       else this.#retry(cause);
     }
@@ -313,9 +321,8 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
     this.#client = undefined;
     this.#active.clear();
     clearInterval(this.#heartbeat);
-    client.removeAllListeners("notification");
     try {
-      client.release(cause instanceof Error ? cause : new Error(String(cause)));
+      release(client, cause);
     } catch {
       // Released already: the pool dropped it.
     }
@@ -348,6 +355,36 @@ export class InboxListener extends EventEmitter<InboxListenerEvents> {
       );
     }, this.#heartbeatMs);
     this.#heartbeat.unref();
+  }
+}
+
+interface Handlers {
+  readonly error: (cause: Error) => void;
+  readonly end: () => void;
+  readonly notification: (message: pg.Notification) => void;
+}
+
+// The listener's own handlers on the connection it holds. The connection goes back to the pool
+// and on to other users: whatever the listener hung on it must come off with it, or every
+// listener that ever held it stays reachable from it.
+const handlers = new WeakMap<pg.PoolClient, Handlers>();
+
+// Taken off once the pool has the connection back, with its own error handler on it again. A
+// connection released with an error is discarded, never reused: it keeps an error handler, so
+// a late error on its socket still has someone listening.
+function release(client: pg.PoolClient, cause?: unknown): void {
+  try {
+    client.release(
+      cause === undefined ? undefined : cause instanceof Error ? cause : new Error(String(cause)),
+    );
+  } finally {
+    const own = handlers.get(client);
+    if (own !== undefined) {
+      handlers.delete(client);
+      if (cause === undefined) client.removeListener("error", own.error);
+      client.removeListener("end", own.end);
+      client.removeListener("notification", own.notification);
+    }
   }
 }
 

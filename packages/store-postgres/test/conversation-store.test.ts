@@ -188,6 +188,45 @@ describeWithPostgres("PostgresConversationStore", (ctx) => {
       expect(loaded.stream.toJSON()).toEqual(conversation.stream.toJSON());
     });
 
+    it("events appended while a save is under way are written by the next save", async () => {
+      const store = postgres();
+      const conversation = newConversation(store, "growing");
+      conversation.stream.startTurn("One");
+      (await store.save(conversation))._unsafeUnwrap();
+      const loaded = (await store.load(conversation.name))._unsafeUnwrap();
+      loaded.stream.startTurn("Two");
+      const saving = store.save(loaded);
+      loaded.stream.startTurn("Three, while the save runs");
+      (await saving)._unsafeUnwrap();
+      const between = (await store.load(conversation.name))._unsafeUnwrap();
+      expect(between.stream.length).toBe(4);
+      (await store.save(loaded))._unsafeUnwrap();
+      const again = (await store.load(conversation.name))._unsafeUnwrap();
+      expect(again.stream.toJSON()).toEqual(loaded.stream.toJSON());
+    });
+
+    it("saving over a newer revision named by expectedRevision writes the stream whole", async () => {
+      const store = postgres();
+      const conversation = newConversation(store, "forced");
+      conversation.stream.startTurn("One");
+      (await store.save(conversation))._unsafeUnwrap();
+      const mine = (await store.load(conversation.name))._unsafeUnwrap();
+      const theirs = (await store.load(conversation.name))._unsafeUnwrap();
+      theirs.stream.startTurn("Theirs 1");
+      theirs.stream.startTurn("Theirs 2");
+      (await store.save(theirs))._unsafeUnwrap();
+      mine.stream.startTurn("Mine");
+      const current = (await store.revision(conversation.name))._unsafeUnwrap();
+      (await store.save(mine, { expectedRevision: current }))._unsafeUnwrap();
+      const loaded = (await store.load(conversation.name))._unsafeUnwrap();
+      expect(loaded.stream.toJSON()).toEqual(mine.stream.toJSON());
+      // And the next save, over the revision just written, writes only what follows.
+      mine.stream.append(createEvent("chat_response", { message: "after" }));
+      (await store.save(mine))._unsafeUnwrap();
+      const after = (await store.load(conversation.name))._unsafeUnwrap();
+      expect(after.stream.toJSON()).toEqual(mine.stream.toJSON());
+    });
+
     it("a stream this store did not load is written whole, replacing what is there", async () => {
       const a = postgres();
       const conversation = newConversation(a, "whole");
@@ -215,6 +254,47 @@ describeWithPostgres("PostgresConversationStore", (ctx) => {
     const loaded = await store.load(conversation.name);
     expect(loaded._unsafeUnwrapErr()).toMatchObject({ kind: "corrupt" });
     expect(loaded._unsafeUnwrapErr().message).toContain(conversation.name);
+  });
+
+  describe("a damaged conversation row loads as a corrupt error, as a damaged file does", () => {
+    let damaged = 0;
+    it.each([
+      ["metadata that is not an object", "42", null, "metadata is a number"],
+      ["metadata that is null", "null", null, "metadata is null"],
+      ["metadata without last_activated_at", '{"title": "x"}', null, '"last_activated_at"'],
+      ["a title that is not a string", '{"title": 7, "last_activated_at": "x"}', null, '"title"'],
+      [
+        "labels that are not strings",
+        '{"last_activated_at": "x", "labels": [1]}',
+        null,
+        '"labels"',
+      ],
+      ["a base configuration that is a string", '{"last_activated_at": "x"}', '"x"', "base"],
+      ["a base configuration that is a list", '{"last_activated_at": "x"}', "[]", "base"],
+    ])("%s", async (_, metadata, baseConfig, says) => {
+      const name = `${17999990100 + damaged++}-damaged`;
+      await ctx().pool.query(
+        `INSERT INTO jp.conversations (name, metadata, base_config, layout, revision)
+         VALUES ($1, $2, $3, 'base_config', 'r1')`,
+        [name, metadata, baseConfig],
+      );
+      const loaded = await postgres().load(name);
+      expect(loaded._unsafeUnwrapErr()).toMatchObject({ kind: "corrupt" });
+      expect(loaded._unsafeUnwrapErr().message).toContain(name);
+      expect(loaded._unsafeUnwrapErr().message).toContain(says);
+    });
+
+    it("unknown metadata fields and an absent base configuration load as they are", async () => {
+      const name = "17999990099-sound";
+      await ctx().pool.query(
+        `INSERT INTO jp.conversations (name, metadata, base_config, layout, revision)
+         VALUES ($1, $2, NULL, 'base_config', 'r1')`,
+        [name, '{"last_activated_at": "x", "labels": ["a"], "extra": {"k": 1}}'],
+      );
+      const loaded = (await postgres().load(name))._unsafeUnwrap();
+      expect(loaded.metadata).toEqual({ last_activated_at: "x", labels: ["a"], extra: { k: 1 } });
+      expect(loaded.baseConfig).toBeUndefined();
+    });
   });
 
   it("an unreachable database is an io error, not an exception", async () => {

@@ -234,6 +234,73 @@ describeWithPostgres("PostgresInbox", (ctx) => {
     });
   });
 
+  it.each([4096, 4097, 20_000])(
+    "a prompt of a call id of %i characters is listed, fetched and answered",
+    async (length) => {
+      const { store, inbox } = setup();
+      const conversation = newConversation(store, "longid");
+      await suspendAt(conversation, "asker", `call_${"x".repeat(length)}`);
+      (await store.save(conversation))._unsafeUnwrap();
+      const listed = (await inbox.list({ conversation: conversation.name }))._unsafeUnwrap();
+      const promptId = listed.prompts[0]?.prompt_id as string;
+      expect(promptId.length).toBeGreaterThan(length);
+      expect((await inbox.get(conversation.name, promptId))._unsafeUnwrap().prompt_id).toBe(
+        promptId,
+      );
+      const answered = await inbox.answer({
+        conversation: conversation.name,
+        promptId,
+        reply: { type: "answer", value: true },
+      });
+      expect(answered._unsafeUnwrap().answered).toBe(true);
+      const waited = await inbox.waitForAnswer(
+        { conversation: conversation.name, promptId },
+        { timeoutMs: 5_000 },
+      );
+      expect(waited._unsafeUnwrap().prompt_id).toBe(promptId);
+    },
+  );
+
+  describe("a row written by something else, whose prompt is not an object", () => {
+    it.each([
+      ["live", "null"],
+      ["live", "7"],
+      ["live", "[]"],
+      ["suspended", "null"],
+    ])(
+      "a %s row holding %s is an unknown_prompt error, and nothing written",
+      async (state, json) => {
+        const conversation = state === "live" ? "17999990010-foreign" : "17999990011-foreign";
+        await ctx().pool.query(
+          `INSERT INTO jp.prompts (conversation, prompt_id, state, host, live_until, event_seq,
+           kind, tool_name, tool_call_id, secret, prompt, suspended_at)
+         VALUES ($1, 'p1', $2, $3, $4, $5, 'question', 't', 'c', false, $6, now())
+         ON CONFLICT (conversation, prompt_id) DO UPDATE SET prompt = excluded.prompt`,
+          [
+            conversation,
+            state,
+            state === "live" ? "elsewhere" : null,
+            state === "live" ? new Date(Date.now() + 3_600_000) : null,
+            state === "live" ? null : 0,
+            json,
+          ],
+        );
+        const before = await ctx().server.dump();
+        const answered = await setup().inbox.answer({
+          conversation,
+          promptId: "p1",
+          reply: { type: "answer", value: true },
+        });
+        expect(answered._unsafeUnwrapErr()).toMatchObject({
+          kind: "unknown_prompt",
+          promptId: "p1",
+        });
+        expect(answered._unsafeUnwrapErr().message).toContain("repair or delete the row");
+        expect(await ctx().server.dump()).toBe(before);
+      },
+    );
+  });
+
   describe("listing", () => {
     it("by conversation, tool and state, oldest or newest first, a page at a time", async () => {
       const made: { name: string; tool: string }[] = [];
@@ -278,6 +345,35 @@ describeWithPostgres("PostgresInbox", (ctx) => {
     ])("refuses %j with invalid_input", async (options) => {
       const { inbox } = setup();
       expect((await inbox.list(options))._unsafeUnwrapErr().kind).toBe("invalid_input");
+    });
+
+    const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+    it.each([
+      ["a 13th month and hour 99", ["2026-13-45 99:99:99+00", "1"]],
+      ["February 30", ["2026-02-30 00:00:00+00", "1"]],
+      ["February 29 of a year that is not leap", ["2100-02-29 00:00:00+00", "1"]],
+      ["year 0", ["0000-01-01 00:00:00+00", "1"]],
+      ["hour 24", ["2026-01-01 24:00:00+00", "1"]],
+      ["second 60", ["2026-01-01 23:59:60+00", "1"]],
+      ["an offset of 16 hours", ["2026-01-01 00:00:00+16", "1"]],
+      ["an id above the bigint range", ["2026-01-01 00:00:00+00", "9223372036854775808"]],
+      ["an id of 1e300", ["2026-01-01 00:00:00+00", 1e300]],
+      ["a fractional id", ["2026-01-01 00:00:00+00", 1.5]],
+      ["a negative id", ["2026-01-01 00:00:00+00", -1]],
+    ])("refuses a cursor with %s as invalid_input, never a database error", async (_, value) => {
+      const listed = await setup().inbox.list({ cursor: cursorOf(value) });
+      expect(listed._unsafeUnwrapErr()).toMatchObject({
+        kind: "invalid_input",
+        message: '"cursor" is not one this inbox gave out',
+      });
+    });
+
+    it.each([
+      ["the largest bigint id", ["2026-01-01 00:00:00+00", "9223372036854775807"]],
+      ["February 29 of a leap year", ["2024-02-29 23:59:59.999999+00", 1]],
+      ["the widest offset", ["0001-01-01 00:00:00-15:59:59", "0"]],
+    ])("takes a cursor with %s", async (_, value) => {
+      expect((await setup().inbox.list({ cursor: cursorOf(value) })).isOk()).toBe(true);
     });
   });
 

@@ -145,4 +145,21 @@ describeWithPostgres("InboxListener", (ctx) => {
     late.close();
     await inbox.close();
   });
+
+  it("an inbox closed gives its connection back to the pool with nothing of its own left on it", async () => {
+    const pool = ctx().server.pool({ max: 1 });
+    const handlersOn = async () => {
+      const client = await pool.connect();
+      const counts = ["error", "end", "notification"].map((e) => client.listenerCount(e));
+      client.release();
+      return counts;
+    };
+    const before = await handlersOn();
+    for (let i = 0; i < 12; i++) {
+      const inbox = new PostgresInbox(pool);
+      await inbox.listener().subscribe({ pending: true }).ready;
+      await inbox.close();
+    }
+    expect(await handlersOn()).toEqual(before);
+  });
 });

@@ -39,7 +39,7 @@ interface PromptRow {
   secret: boolean;
   live: boolean;
   answered: boolean;
-  prompt: PendingPrompt;
+  prompt: unknown;
   event: unknown;
   known: boolean;
 }
@@ -83,10 +83,12 @@ export async function answerInTransaction(
   if (row.answered) {
     return fail(alreadyAnswered(conversation, promptId));
   }
+  const prompt = promptOf(row.prompt);
+  if (prompt === undefined) return fail(damaged(conversation, promptId));
   const answeredAt = target.now.toISOString();
   const notify = notice("answered", conversation, promptId, row.id);
   if (row.state === "live") {
-    const checked = checkLiveReply(row.prompt.request, promptId, target.reply, target.now);
+    const checked = checkLiveReply(prompt.request, promptId, target.reply, target.now);
     if (checked.isErr()) return fail(checked.error);
     // On the conversation's channel, and on the host's own (see Answers).
     await client.query(
@@ -123,7 +125,7 @@ export async function answerInTransaction(
       ],
     );
   }
-  return ok({ id: row.id, state: row.state, secret: row.secret, prompt: row.prompt, answeredAt });
+  return ok({ id: row.id, state: row.state, secret: row.secret, prompt, answeredAt });
 }
 
 // The stored `tool_call_request` with the reply in its marker, as answerPendingPrompt writes it
@@ -149,7 +151,7 @@ interface TargetRow {
   state: "suspended" | "live" | null;
   event_seq: number | null;
   secret: boolean | null;
-  prompt: PendingPrompt | null;
+  prompt: unknown;
   answered: boolean | null;
   open: boolean | null;
   event: unknown;
@@ -276,7 +278,8 @@ export class Answers {
     }
     if (row.open !== true) return err(gone(conversation, promptId));
     if (row.answered === true) return err(alreadyAnswered(conversation, promptId));
-    const prompt = row.prompt as PendingPrompt;
+    const prompt = promptOf(row.prompt);
+    if (prompt === undefined) return err(damaged(conversation, promptId));
     const answeredAt = target.now.toISOString();
     const channel = this.#n.answered(conversation);
     if (row.state === "live") {
@@ -396,6 +399,22 @@ function isRequest(request: unknown): request is PromptRequest {
 function replyOf(event: StreamEvent): StoredReply {
   const metadata = (event as { metadata: JsonObject }).metadata;
   return (metadata[PENDING_METADATA_KEY] as unknown as { reply: StoredReply }).reply;
+}
+
+// The row's prompt as this package writes it, an object; a row written by something else may
+// hold any JSON there (even `null`), which must not be read as one.
+function promptOf(prompt: unknown): PendingPrompt | undefined {
+  return typeof prompt === "object" && prompt !== null && !Array.isArray(prompt)
+    ? (prompt as PendingPrompt)
+    : undefined;
+}
+
+function damaged(conversation: string, promptId: string): InboxError {
+  return {
+    kind: "unknown_prompt",
+    promptId,
+    message: `prompt "${promptId}" of conversation ${conversation} cannot be answered: its inbox row holds no prompt (the "prompt" column is not an object), so something other than this package wrote it; repair or delete the row`,
+  };
 }
 
 function unknownPromptOf(promptId: string): InboxError {
