@@ -6,5 +6,7 @@ const port = Number(process.argv[2] ?? 8787);
 const server = createTurnServer(join(process.cwd(), ".jp/conversations"));
 server.listen(port, "127.0.0.1", () => {
   console.log(`Listening on http://127.0.0.1:${port}`);
-  console.log(`  curl -s -XPOST localhost:${port}/turns -d '{"message":"Set up my account"}'`);
+  console.log(
+    `  curl -s -XPOST localhost:${port}/turns -H 'content-type: application/json' -d '{"message":"Set up my account"}'`,
+  );
 });

@@ -17,7 +17,10 @@ export interface WebPromptsEvents {
   "page-connected": (event: { readonly pages: number }) => void;
   /** A page's live connection closed (the tab closed, reloaded or lost the network). */
   "page-disconnected": (event: { readonly pages: number }) => void;
-  /** A prompt is waiting on the page. */
+  /**
+   * A prompt is waiting on the page. `request` is the prompt as asked, but without a question's
+   * `initial`: when the person went back, it holds their earlier answer.
+   */
   "prompt-opened": (event: {
     readonly promptId: string;
     readonly conversationId: string;

@@ -286,8 +286,13 @@ class WebPromptsImpl extends EventEmitter<WebPromptsEvents> implements WebPrompt
     return {
       isHumanReachable: () => true,
       async ask(request, { signal }) {
-        // Nobody to ask now is not a refusal: the turn waits for a page, on disk.
-        if (!(await board.isReachable())) return { type: "later" } as const;
+        // Nobody to ask now is not a refusal: the turn waits for a page, on disk. A deadline or a
+        // stop while waiting for a page is not "later" either: it ends the wait at once, and the
+        // board resolves the aborted prompt `cancelled` as in the default mode, without showing
+        // it, so the coordinator records why.
+        if (!(await board.isReachable(signal)) && !signal.aborted) {
+          return { type: "later" } as const;
+        }
         try {
           return await board.ask(conversationId, request, signal);
         } catch (cause) {

@@ -251,6 +251,25 @@ describe("replies", () => {
     expect(await reply).toEqual({ type: "answer", value: "2" });
   });
 
+  it("the prompt-opened event leaves out an earlier answer; the page still gets it to pre-fill", async () => {
+    // After Back, the question comes again with the person's earlier answer as `initial`.
+    const request: QuestionPromptRequest = {
+      ...TEXT_QUESTION,
+      inquiry_id: "call_1.answer.2",
+      initial: "Ada Lovelace, 12 Main St",
+    };
+    const events: unknown[] = [];
+    web.on("prompt-opened", (event) => events.push(event));
+    const { id, reply, abort } = await openPrompt(web, request);
+    expect(JSON.stringify(events)).not.toContain("Ada Lovelace");
+    const { initial: _initial, ...rest } = request;
+    expect(events).toEqual([{ promptId: id, conversationId: "default", request: rest }]);
+    const [prompt] = (await state(web)).conversations[0]?.prompts ?? [];
+    expect(prompt?.request).toEqual(request);
+    abort.abort();
+    expect(await reply).toEqual({ type: "cancelled" });
+  });
+
   it("a prompt that is gone answers 404; one waiting behind another answers 409", async () => {
     const backend = web.backend({ conversationId: "c" });
     const ids: string[] = [];

@@ -187,7 +187,11 @@ export class PromptBoard {
       };
       this.#entries.push(entry);
       signal.addEventListener("abort", onAbort, { once: true });
-      this.#events.emit("prompt-opened", { promptId: entry.id, conversationId, request });
+      this.#events.emit("prompt-opened", {
+        promptId: entry.id,
+        conversationId,
+        request: withoutAnswer(request),
+      });
       if (this.#pages.size === 0) {
         const left = Date.now() < this.#graceUntil;
         this.#startNoPageTimer(entry, this.#noPageWait(), left ? PAGE_LEFT : NO_PAGE);
@@ -237,7 +241,9 @@ export class PromptBoard {
    * Resolves `true` once a page is open, or `false` after `timeoutMs` (no limit when absent), on
    * `signal`, or when the board closes.
    */
-  waitForPage(options: { readonly timeoutMs?: number; readonly signal?: AbortSignal } = {}) {
+  waitForPage(
+    options: { readonly timeoutMs?: number; readonly signal?: AbortSignal | undefined } = {},
+  ) {
     const { timeoutMs, signal } = options;
     if (this.#pages.size > 0) return Promise.resolve(true);
     if (this.#closed || signal?.aborted === true || timeoutMs === 0) return Promise.resolve(false);
@@ -258,9 +264,12 @@ export class PromptBoard {
     });
   }
 
-  /** Whether a person can answer: a page is open, or one opens within the configured wait. */
-  isReachable(): Promise<boolean> {
-    return this.waitForPage({ timeoutMs: this.#noPageWait() });
+  /**
+   * Whether a person can answer: a page is open, or one opens within the configured wait. The
+   * wait ends, `false`, as soon as `signal` aborts.
+   */
+  isReachable(signal?: AbortSignal): Promise<boolean> {
+    return this.waitForPage({ timeoutMs: this.#noPageWait(), signal });
   }
 
   /** Closes the board: open prompts reject as unreachable, waiters resolve `false`. */
@@ -295,6 +304,16 @@ export class PromptBoard {
     const snapshot = this.snapshot();
     for (const listener of [...this.#pages]) listener(snapshot);
   }
+}
+
+/**
+ * The request as the `prompt-opened` event tells it: without `initial`, which holds the person's
+ * earlier answer when they went back. Hosts log events; the page reads the request from the board.
+ */
+function withoutAnswer(request: PromptRequest): PromptRequest {
+  if (request.kind !== "question" || request.initial === undefined) return request;
+  const { initial: _answer, ...rest } = request;
+  return rest;
 }
 
 function outcomeOf(settlement: Settlement): WebPromptOutcome {

@@ -166,7 +166,10 @@ function objectField(schema, place) {
       path: `${place.path}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`,
       label: isRecord(child) && typeof child.title === "string" ? child.title : key,
       required: required.has(key),
-      initial: initial[key] ?? (isRecord(child) ? child.default : undefined),
+      // Own properties only: `initial.__proto__` would be the prototype, not an earlier answer.
+      initial:
+        (Object.hasOwn(initial, key) ? initial[key] : undefined) ??
+        (isRecord(child) ? child.default : undefined),
       fields: place.fields,
     }),
   }));
@@ -190,7 +193,16 @@ function objectField(schema, place) {
       for (const { key, field } of children) {
         const read = field.read();
         if (!read.ok) ok = false;
-        else if (read.present) value[key] = read.value;
+        // Defined, not assigned: assigning to `__proto__` would set the prototype and drop what
+        // the person typed for a property of that name.
+        else if (read.present) {
+          Object.defineProperty(value, key, {
+            value: read.value,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        }
       }
       if (!ok) return { ok: false };
       const present = place.required || Object.keys(value).length > 0;

@@ -234,6 +234,45 @@ describeInBrowser("each answer type, answered in the browser", (browser) => {
     await page.close();
   });
 
+  it("schema: a property named __proto__ keeps what the person typed", async () => {
+    const page = await openPage(browser(), web);
+    const abort = new AbortController();
+    const reply = web.backend().ask(
+      {
+        kind: "question",
+        tool_name: "ship",
+        tool_call_id: "call_1",
+        inquiry_id: "call_1.address.1",
+        question: {
+          id: "address",
+          text: "Shipping address",
+          answer_type: {
+            type: "schema",
+            // Parsed, as a schema from a model is: a literal would set the prototype instead.
+            schema: JSON.parse(
+              '{"type":"object","properties":{"__proto__":{"type":"string","title":"Proto field"},"city":{"type":"string"}}}',
+            ),
+          },
+        },
+        controls: { remember: false, back: false, reply: false, end_turn: false },
+        initial: { city: "Lyon" },
+      },
+      { signal: abort.signal },
+    );
+    const proto = page.getByLabel("Proto field (optional)");
+    await proto.waitFor();
+    // An earlier answer without the property leaves its field empty.
+    expect(await proto.inputValue()).toBe("");
+    expect(await page.getByLabel("city (optional)").inputValue()).toBe("Lyon");
+    await proto.fill("typed by the person");
+    await page.getByRole("button", { name: "Answer" }).click();
+    // Compared as JSON: an own `__proto__` property is what the person's answer holds.
+    expect(JSON.stringify(await reply)).toBe(
+      '{"type":"answer","value":{"__proto__":"typed by the person","city":"Lyon"}}',
+    );
+    await page.close();
+  });
+
   it("secret: a password field; the value is nowhere but in the tool's hands", async () => {
     const SECRET = "hunter2-Zq9";
     const page = await openPage(browser(), web);
