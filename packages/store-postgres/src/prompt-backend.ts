@@ -85,10 +85,14 @@ export function createInboxPrompts(options: InboxPromptsOptions): PromptBackend 
       let waiting: Promise<Result<StoredReply | undefined, InboxError>>;
       try {
         const listening = typeof began === "boolean" ? began : await began;
-        id = await retrying(
+        const opened = await retrying(
           () => live.open({ conversation, request, host, leaseMs, wake: wakeChannel(listener) }),
           retryMs,
         );
+        // A saved turn's prompt, resumed before anyone answered it: it stays in the inbox, where
+        // an answer goes into the saved conversation, and the turn suspends at it again.
+        if (opened === "suspended") return { type: "later" };
+        id = opened;
         live.hold(id, leaseMs);
         waiting = waits.wait(id, {
           take: () => live.take(id),

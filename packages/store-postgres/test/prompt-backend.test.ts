@@ -99,6 +99,42 @@ describeWithPostgres("createInboxPrompts", (ctx) => {
     await Promise.all([inbox.close(), elsewhere.close()]);
   });
 
+  it("a saved turn resumed with the inbox backend before its prompt is answered suspends there again, its prompt still in the inbox", async () => {
+    const { store, inbox, elsewhere } = setup();
+    const conversation = newConversation(store, "again");
+    conversation.stream.startTurn("Go?");
+    const prompts = createInboxPrompts({ inbox, conversation: conversation.name, waitMs: 100 });
+    const first = await coordinatorFor(conversation, prompts).run(
+      [{ id: "call_1", name: "asker", arguments: {} }],
+      { turn: new TurnState() },
+    );
+    (await store.save(conversation))._unsafeUnwrap();
+    const promptId = first.pending[0]?.prompt_id as string;
+    // Resumed before anyone answered: the prompt is not asked a second time beside the one
+    // waiting in the inbox, nor closed as a failure; the turn suspends at it again.
+    const loaded = (await store.load(conversation.name))._unsafeUnwrap();
+    const again = await coordinatorFor(loaded, prompts).resume();
+    expect(again.pending.map((p) => p.prompt_id)).toEqual([promptId]);
+    expect(again.responses).toEqual([]);
+    const outcomes = loaded.stream.events.filter((e) => e.type === "inquiry_response");
+    expect(outcomes).toEqual([]);
+    (await store.save(loaded))._unsafeUnwrap();
+    const listed = (await elsewhere.list({ conversation: conversation.name }))._unsafeUnwrap();
+    expect(listed.prompts.map((p) => [p.prompt_id, p.state])).toEqual([[promptId, "suspended"]]);
+    // Answered there, the turn goes on.
+    (
+      await elsewhere.answer({
+        conversation: conversation.name,
+        promptId,
+        reply: { type: "answer", value: true },
+      })
+    )._unsafeUnwrap();
+    const answered = (await store.load(conversation.name))._unsafeUnwrap();
+    const resumed = await coordinatorFor(answered, prompts).resume();
+    expect(resumed.responses.map((r) => r.content)).toEqual(["go: true"]);
+    await Promise.all([inbox.close(), elsewhere.close()]);
+  });
+
   it("waitMs 0 suspends at once without touching the inbox", async () => {
     const { store, inbox } = setup();
     const conversation = newConversation(store, "zero");

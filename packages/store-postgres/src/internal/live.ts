@@ -177,18 +177,28 @@ export class LivePrompts {
   }
 
   /**
-   * Puts a live prompt in the inbox and announces it; returns its row id. A row left by a host
-   * whose lease ran out gives way; a prompt open under the same id otherwise is an error.
+   * Puts a live prompt in the inbox and announces it; returns its row id, or `"suspended"` when
+   * the prompt waits there already as a saved turn's (a turn resumed before it was answered): it
+   * is answered there, into the saved conversation, and not asked a second time. A row left by a
+   * host whose lease ran out gives way; a prompt open under the same id otherwise is an error.
    */
-  async open(prompt: LiveOpen): Promise<string> {
+  async open(prompt: LiveOpen): Promise<string | "suspended"> {
     const id = await this.#open.submit(prompt);
     if (id !== undefined) return id;
     // The same prompt is open already: if its host's lease ran out, the row gives way.
     const promptId = promptIdOf(prompt.request);
-    await this.#pool.query(
-      `DELETE FROM ${this.#n.prompts} WHERE conversation = $1 AND prompt_id = $2 AND live_until < now()`,
+    const { rows } = await this.#pool.query<{ state: string }>(
+      `DELETE FROM ${this.#n.prompts} WHERE conversation = $1 AND prompt_id = $2 AND live_until < now()
+       RETURNING state`,
       [prompt.conversation, promptId],
     );
+    if (rows.length === 0) {
+      const { rowCount } = await this.#pool.query(
+        `SELECT 1 FROM ${this.#n.prompts} WHERE conversation = $1 AND prompt_id = $2 AND state = 'suspended'`,
+        [prompt.conversation, promptId],
+      );
+      if (rowCount !== null && rowCount > 0) return "suspended";
+    }
     const again = await this.#open.submit(prompt);
     if (again !== undefined) return again;
     throw Object.assign(
