@@ -135,6 +135,43 @@ describeWithPostgres("createInboxPrompts", (ctx) => {
     await Promise.all([inbox.close(), elsewhere.close()]);
   });
 
+  it("an answer the host's look takes just as its wait runs out is the one used, never dropped", async () => {
+    const { store, elsewhere } = setup();
+    // The host's connection is slow to bring back what its look took: the statement has run
+    // (the reply is out of the row) when the wait's time runs out.
+    const pool = ctx().server.pool({ max: 5 });
+    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+    Object.assign(pool, {
+      query: async (...args: unknown[]) => {
+        const result = await query(...args);
+        const text = (args[0] as { text?: string } | string | undefined) ?? "";
+        if (/RETURNING p\.id, p\.reply/.test(typeof text === "string" ? text : (text.text ?? ""))) {
+          await new Promise((resolve) => setTimeout(resolve, 3_000));
+        }
+        return result;
+      },
+    });
+    const inbox = new PostgresInbox(pool);
+    const conversation = newConversation(store, "lastmoment");
+    conversation.stream.startTurn("Go?");
+    const prompts = createInboxPrompts({ inbox, conversation: conversation.name, waitMs: 1_500 });
+    const running = coordinatorFor(conversation, prompts).run(
+      [{ id: "call_1", name: "asker", arguments: {} }],
+      { turn: new TurnState() },
+    );
+    const prompt = await livePrompt(elsewhere, conversation.name);
+    const answered = await elsewhere.answer({
+      conversation: conversation.name,
+      promptId: prompt.prompt_id,
+      reply: { type: "answer", value: true },
+    });
+    expect(answered.isOk()).toBe(true);
+    const result = await running;
+    expect(result.pending).toEqual([]);
+    expect(result.responses.map((r) => r.content)).toEqual(["go: true"]);
+    await Promise.all([inbox.close(), elsewhere.close()]);
+  });
+
   it("waitMs 0 suspends at once without touching the inbox", async () => {
     const { store, inbox } = setup();
     const conversation = newConversation(store, "zero");

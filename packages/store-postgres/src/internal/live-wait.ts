@@ -113,17 +113,33 @@ export class LiveWaits {
         clearTimeout(timer);
         resolve(result);
       };
+      // The look in flight, if any: its statement takes the reply out of the row. Once the wait
+      // is ending, no new look starts.
+      let taking: Promise<unknown> | undefined;
+      let ending = false;
       const look = oneAtATime(
         async () => {
           // A database away for a moment: the next notification or reconnection looks again.
-          const taken = await spec.take().catch(() => undefined);
+          const pending = spec.take().catch(() => undefined);
+          taking = pending;
+          const taken = await pending;
+          taking = undefined;
           if (taken?.reply !== undefined) finish(ok(taken.reply));
           else if (taken !== undefined && !taken.present) finish(ok(undefined));
         },
-        () => done,
+        () => done || ending,
       );
+      // A deadline or a stop while a look is in flight waits for that look: its statement may
+      // have taken the reply out of the row already, and nothing else would ever see it. The
+      // look's own ending comes first, so a reply it took is the one used.
+      const end = (result: Result<StoredReply | undefined, InboxError>) => {
+        ending = true;
+        const inFlight = taking;
+        if (inFlight === undefined) finish(result);
+        else void inFlight.then(() => finish(result));
+      };
       const onAbort = () =>
-        finish(err({ kind: "cancelled", message: "the wait for an answer was cancelled" }));
+        end(err({ kind: "cancelled", message: "the wait for an answer was cancelled" }));
       this.#use();
       this.#looks.set(id, look);
       if (signal?.aborted) {
@@ -133,7 +149,7 @@ export class LiveWaits {
       signal?.addEventListener("abort", onAbort, { once: true });
       if (spec.timeoutMs !== undefined) {
         timer = setTimeout(
-          () => finish(err({ kind: "timeout", message: `no answer within ${spec.timeoutMs} ms` })),
+          () => end(err({ kind: "timeout", message: `no answer within ${spec.timeoutMs} ms` })),
           spec.timeoutMs,
         );
       }
