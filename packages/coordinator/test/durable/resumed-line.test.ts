@@ -34,6 +34,24 @@ describe("a prompt pending behind another when the turn was suspended", () => {
     await dir.remove();
   });
 
+  /**
+   * Runs `scenario` live and suspended; checks that the live run ended `callId` as `expected`,
+   * and that the resumed run ended every call as the live one did.
+   */
+  async function resumesAsLive(
+    scenario: Scenario,
+    callId: string,
+    expected: ReturnType<typeof endingOf>["question"],
+  ): Promise<void> {
+    const live = await runLive(scenario);
+    expect(endingOf(live, callId).question).toEqual(expected);
+    const { stream } = await runSuspended(scenario, dir.path);
+    expect(endingOf(stream, callId)).toEqual(endingOf(live, callId));
+    expect(perCall(stream)).toEqual(perCall(live));
+  }
+
+  const TURN_ENDED = { outcome: "cancelled", reason: "turn_ended" };
+
   it("a question that an answer remembered since would answer waits for the prompts before it, and End Turn at one of them closes it", async () => {
     // call_0 and call_2 are calls of one tool and ask the same question; call_1, of another
     // tool, asks between them. Live: call_0's answer is remembered for the turn, the person ends
@@ -46,15 +64,8 @@ describe("a prompt pending behind another when the turn was suspended", () => {
       ],
       choices: [1, 3],
     };
-    const live = await runLive(scenario);
-    expect(endingOf(live, "call_2")).toEqual({
-      question: { outcome: "cancelled", reason: "turn_ended" },
-      result: "The user ended the turn.",
-    });
-    const { stream } = await runSuspended(scenario, dir.path);
     // Resumed, call_2's question was answered from memory before the End Turn and its tool ran.
-    expect(endingOf(stream, "call_2")).toEqual(endingOf(live, "call_2"));
-    expect(perCall(stream)).toEqual(perCall(live));
+    await resumesAsLive(scenario, "call_2", TURN_ENDED);
   });
 
   it("a permission prompt that a decision remembered since would settle waits for the prompts before it", async () => {
@@ -70,14 +81,7 @@ describe("a prompt pending behind another when the turn was suspended", () => {
       ],
       choices: [0, 0, 412, 0, 1, 1, 0],
     };
-    const live = await runLive(scenario);
-    expect(endingOf(live, "call_2")).toEqual({
-      question: { outcome: "cancelled", reason: "turn_ended" },
-      result: "The user ended the turn.",
-    });
-    const { stream } = await runSuspended(scenario, dir.path);
-    expect(endingOf(stream, "call_2")).toEqual(endingOf(live, "call_2"));
-    expect(perCall(stream)).toEqual(perCall(live));
+    await resumesAsLive(scenario, "call_2", TURN_ENDED);
   });
 
   it("new prompts of two calls let go together keep the order in which they were asked, and End Turn at the first closes the second", async () => {
@@ -99,16 +103,7 @@ describe("a prompt pending behind another when the turn was suspended", () => {
       ],
       choices: [12, 1, 1],
     };
-    const live = await runLive(scenario);
-    expect(endingOf(live, "call_1").question).toEqual({ outcome: "cancelled", reason: "end_turn" });
-    expect(endingOf(live, "call_2").question).toEqual({
-      outcome: "cancelled",
-      reason: "turn_ended",
-    });
-    const { stream } = await runSuspended(scenario, dir.path);
-    expect(endingOf(stream, "call_1")).toEqual(endingOf(live, "call_1"));
-    expect(endingOf(stream, "call_2")).toEqual(endingOf(live, "call_2"));
-    expect(perCall(stream)).toEqual(perCall(live));
+    await resumesAsLive(scenario, "call_2", TURN_ENDED);
   });
 
   it("with nobody to ask and no suspending, a decision remembered for the turn still decides a prompt held in line", async () => {
