@@ -66,7 +66,7 @@ export type ReplyResult =
   | { readonly type: "not_active" }
   | { readonly type: "invalid"; readonly problem: ReplyProblem };
 
-/** A page listening for changes: called with the snapshot at once and after every change. */
+/** A page listening for changes: called with the snapshot at once, then after each turn of the event loop that changed it. */
 export type PageListener = (snapshot: BoardSnapshot) => void;
 
 /**
@@ -212,7 +212,7 @@ export class PromptBoard {
     return { type: "accepted" };
   }
 
-  /** A page starts listening; it gets the snapshot at once and after every change. */
+  /** A page starts listening; it gets the snapshot at once and after changes. */
   connect(listener: PageListener): () => void {
     this.#pages.add(listener);
     for (const entry of this.#entries) {
@@ -299,10 +299,19 @@ export class PromptBoard {
     );
   }
 
+  // Changes that come together (the prompts of many concurrent calls, opened in one turn of the
+  // event loop) go out as one snapshot: one per change would send the whole board once for every
+  // prompt, a cost that grows with the square of the prompts waiting.
+  #broadcastSoon: ReturnType<typeof setImmediate> | undefined;
+
   #broadcast(): void {
-    if (this.#pages.size === 0) return;
-    const snapshot = this.snapshot();
-    for (const listener of [...this.#pages]) listener(snapshot);
+    if (this.#pages.size === 0 || this.#broadcastSoon !== undefined) return;
+    this.#broadcastSoon = setImmediate(() => {
+      this.#broadcastSoon = undefined;
+      if (this.#pages.size === 0) return;
+      const snapshot = this.snapshot();
+      for (const listener of [...this.#pages]) listener(snapshot);
+    });
   }
 }
 
