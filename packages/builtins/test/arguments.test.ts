@@ -170,6 +170,20 @@ describe("RFD 083: single-question argument validation", () => {
     );
   });
 
+  it("refuses an `$async` schema, which would let any answer through", async () => {
+    const outcome = await execute({
+      question: "How many replicas?",
+      answer_type: "schema",
+      schema: { $async: true, type: "integer" },
+      default: "many",
+    });
+    expect(outcome).toEqual(
+      refused(
+        'schema does not compile: asynchronous schemas ("$async": true) are not supported: remove "$async" so an answer can be checked at once',
+      ),
+    );
+  });
+
   it("names the model's own `options` argument when an option is listed twice", async () => {
     const outcome = await execute({
       question: "Which?",
@@ -923,5 +937,69 @@ describe("a multi_select answer opens a gate as a set", () => {
       type: "success",
       content: JSON.stringify({ apply: true, env: "prod", next: null }),
     });
+  });
+});
+
+describe("a refusal quotes the model's arguments, not all of them", () => {
+  const long = "x".repeat(100_000);
+  const many = (count: number) =>
+    Array.from({ length: count }, (_, i) => ({ id: `q${i}`, text: "Go?", answer_type: "boolean" }));
+  const options = Array.from({ length: 1_000 }, (_, i) => `option-${i}`);
+
+  it.each<[string, Record<string, unknown>, string]>([
+    [
+      "an id with a bad character",
+      form({ id: `${long} `, text: "Go?", answer_type: "text" }),
+      'questions[0].id "xxx',
+    ],
+    [
+      "an unknown answer type",
+      { question: "Go?", answer_type: long },
+      "`answer_type` must be one of",
+    ],
+    [
+      "a `when` naming no earlier question of a long form",
+      form(...many(1_000), {
+        id: "z",
+        text: "Go?",
+        when: { question_id: "nope", equals: true },
+        answer_type: "text",
+      }),
+      'questions[1000].when.question_id "nope" does not name an earlier question (earlier ids: q0, q1,',
+    ],
+    [
+      "a `when` naming a long id",
+      form(apply, {
+        id: "z",
+        text: "Go?",
+        answer_type: "text",
+        when: { question_id: long, equals: true },
+      }),
+      'questions[1].when.question_id "xxx',
+    ],
+    [
+      "a default among a thousand options",
+      { question: "Which?", answer_type: "select", options, default: "none" },
+      'default is not a valid answer: expected one of "option-0", "option-1",',
+    ],
+  ])("%s", async (_name, args, start) => {
+    const outcome = await execute(args);
+    const { message } = outcome as { message: string };
+    expect(message.startsWith(`ask_user: invalid arguments: ${start}`)).toBe(true);
+    expect(message.length).toBeLessThan(600);
+  });
+
+  it("counts the earlier ids it does not name", async () => {
+    const outcome = await execute(
+      form(...many(30), {
+        id: "z",
+        text: "Go?",
+        answer_type: "text",
+        when: { question_id: "q", equals: true },
+      }),
+    );
+    expect((outcome as { message: string }).message).toContain(
+      `(earlier ids: ${Array.from({ length: 20 }, (_, i) => `q${i}`).join(", ")} and 10 more)`,
+    );
   });
 });

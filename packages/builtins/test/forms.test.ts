@@ -365,3 +365,29 @@ describe("question ids", () => {
     },
   );
 });
+
+describe("a gate on a schema answer", () => {
+  const args = {
+    questions: [
+      { id: "cfg", text: "Settings?", answer_type: "schema", schema: { type: "object" } },
+      {
+        id: "wipe",
+        text: "Wipe the staging database too?",
+        answer_type: "boolean",
+        when: { question_id: "cfg", equals: { staging: {} } },
+      },
+    ],
+  };
+
+  it("opens on an equal object", async () => {
+    const { response } = await walk(args, [answer({ staging: {} }), answer(false)]);
+    expect(JSON.parse(response.content)).toEqual({ cfg: { staging: {} }, wipe: false });
+  });
+
+  it('stays shut for an answer with a "__proto__" key, which is not the key it names', async () => {
+    // What a person's JSON editor gives for `{"__proto__": {}}`: an own key, as JSON.parse makes.
+    const { response, shown } = await walk(args, [answer(JSON.parse('{"__proto__": {}}'))]);
+    expect(shown.map((r) => r.inquiry_id)).toEqual(["call_1.cfg.1"]);
+    expect(response.content).toBe('{"cfg":{"__proto__":{}},"wipe":null}');
+  });
+});

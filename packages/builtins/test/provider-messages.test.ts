@@ -260,6 +260,62 @@ describe("recording a reply", () => {
     );
   });
 
+  it("runs a call whose own arguments have a `problem` key, in every format", () => {
+    const args = { problem: "login fails", severity: "high" };
+    const replies: [string, (stream: ConversationStream) => { arguments: unknown }[]][] = [
+      [
+        "Anthropic",
+        (stream) =>
+          recordAnthropicReply(stream, {
+            content: [{ type: "tool_use", id: "t1", name: "file_bug", input: args }],
+          }),
+      ],
+      [
+        "OpenAI Chat",
+        (stream) =>
+          recordOpenAIChatReply(stream, {
+            choices: [
+              {
+                message: {
+                  content: null,
+                  tool_calls: [
+                    {
+                      id: "t1",
+                      type: "function",
+                      function: { name: "file_bug", arguments: JSON.stringify(args) },
+                    },
+                  ],
+                },
+              },
+            ],
+          }),
+      ],
+      [
+        "OpenAI Responses",
+        (stream) =>
+          recordOpenAIResponsesReply(stream, {
+            output: [
+              {
+                type: "function_call",
+                call_id: "t1",
+                name: "file_bug",
+                arguments: JSON.stringify(args),
+              },
+            ],
+          }),
+      ],
+    ];
+    for (const [format, record] of replies) {
+      const stream = fresh();
+      const calls = record(stream);
+      expect([format, calls.map((c) => c.arguments)]).toEqual([format, [args]]);
+      expect([format, stream.events.filter((e) => e.type === "tool_call_response")]).toEqual([
+        format,
+        [],
+      ]);
+    }
+  });
+
   it("OpenAI Chat: a refusal is recorded as the assistant's message", () => {
     const stream = fresh();
     recordOpenAIChatReply(stream, { choices: [{ message: { content: null, refusal: "No." } }] });

@@ -46,9 +46,14 @@ function optionsProblem({ answer_type: answerType }: Question): string | undefin
   if (answerType.options.length === 0) {
     return `a ${answerType.type} question needs at least one option`;
   }
-  const duplicate = answerType.options.find(
-    (option, i) => answerType.options.indexOf(option) !== i,
-  );
+  // One pass with a set: options may come from a model, and a list of tens of thousands must not
+  // take seconds to check.
+  const seen = new Set<string>();
+  const duplicate = answerType.options.find((option) => {
+    if (seen.has(option)) return true;
+    seen.add(option);
+    return false;
+  });
   return duplicate === undefined
     ? undefined
     : `option ${quoteList([duplicate])} is listed more than once in answer_type.options`;

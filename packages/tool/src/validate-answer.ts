@@ -73,9 +73,11 @@ function checkMultiSelect({ options }: Of<"multi_select">, value: JsonValue): Ch
       `expected an array of distinct choices from ${quoteList(options)}, got ${describeJson(value)}`,
     );
   }
+  // A set of the options, so that checking many choices against many options stays linear.
+  const offered = new Set(options);
   const chosen = new Set<string>();
   for (const [index, item] of value.entries()) {
-    if (typeof item !== "string" || !options.includes(item)) {
+    if (typeof item !== "string" || !offered.has(item)) {
       return invalid(
         `item ${index}: expected one of ${quoteList(options)}, got ${describeJson(item)}`,
       );

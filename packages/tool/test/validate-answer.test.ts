@@ -118,6 +118,22 @@ describe("validateAnswer refuses", () => {
     const message = checked.isErr() ? checked.error.message : "";
     expect(message).toBe(`expected true or false, got "${"x".repeat(58)}…`);
   });
+
+  it("names the first twenty of a long list of options and counts the rest", () => {
+    const options = Array.from({ length: 1_000 }, (_, i) => `o${i}`);
+    const named = options
+      .slice(0, 20)
+      .map((o) => `"${o}"`)
+      .join(", ");
+    const single = validateAnswer({ type: "select", options }, "none");
+    expect(single.isErr() && single.error.message).toBe(
+      `expected one of ${named} (and 980 more), got "none"`,
+    );
+    const multi = validateAnswer({ type: "multi_select", options }, ["o1", "none"]);
+    expect(multi.isErr() && multi.error.message).toBe(
+      `item 1: expected one of ${named} (and 980 more), got "none"`,
+    );
+  });
 });
 
 describe("secret answers", () => {
@@ -220,6 +236,28 @@ describe("schema answers", () => {
     expect(refused.isErr() && refused.error.message).toBe(
       "does not match the JSON Schema: /0/0: must be array",
     );
+  });
+
+  it.each([
+    ["2020-12", { $async: true, type: "integer" }],
+    [
+      "draft-07",
+      { $schema: "http://json-schema.org/draft-07/schema#", $async: true, type: "integer" },
+    ],
+  ])("refuses an $async (%s) schema instead of passing every answer", async (_name, schema) => {
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => rejections.push(reason);
+    process.on("unhandledRejection", onRejection);
+    try {
+      const checked = validateAnswer({ type: "schema", schema } as AnswerType, "not a number");
+      expect(checked.isErr() && checked.error.kind).toBe("invalid-schema");
+      expect(checked.isErr() && checked.error.message).toContain('"$async"');
+      // An async validator's promise would reject after the check returned.
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(rejections).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onRejection);
+    }
   });
 
   it("answers with invalid-schema for a select without options", () => {

@@ -40,8 +40,12 @@ type Fields = Readonly<Record<string, unknown>>;
 
 const isRecord = (v: unknown): v is Fields =>
   typeof v === "object" && v !== null && !Array.isArray(v);
-const show = (v: unknown) =>
-  typeof v === "string" ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v));
+// A value of the model's, as JSON cut to 80 characters: an error quotes what it refers to, not a
+// megabyte the model sent (a refusal goes back into the model's context).
+const show = (v: unknown) => {
+  const text = JSON.stringify(v) ?? String(v);
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+};
 const TYPE_LIST = ASK_USER_ANSWER_TYPES.map((t) => `"${t}"`).join(", ");
 
 // The arguments each level accepts: anything else is refused by name, never silently ignored.
@@ -135,7 +139,7 @@ function names(unknown: readonly Unknown[]): string {
 // A key is the model's text: quoted as JSON (and cut) unless it is a plain name.
 function code(name: string): string {
   if (/^[A-Za-z0-9_.[\]-]{1,80}$/.test(name)) return `\`${name}\``;
-  return show(name.length > 80 ? `${name.slice(0, 80)}…` : name);
+  return JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
 }
 
 function codeList(names: readonly string[]): string {
@@ -227,9 +231,8 @@ function parseWhen(
   }
   const target = earlier.get(raw.question_id);
   if (target === undefined) {
-    const ids = [...earlier.keys()];
     const known =
-      ids.length === 0 ? "there are no earlier questions" : `earlier ids: ${ids.join(", ")}`;
+      earlier.size === 0 ? "there are no earlier questions" : `earlier ids: ${idList(earlier)}`;
     return err(
       `${at}.question_id ${show(raw.question_id)} does not name an earlier question (${known}); a \`when\` may only refer to questions before it`,
     );
@@ -245,6 +248,17 @@ function parseWhen(
     return err(`${at}.equals ${impossible}, so ${show(gated)} would never be asked`);
   }
   return ok({ question_id: raw.question_id, equals: raw.equals as JsonValue });
+}
+
+// The earlier ids, cut after twenty: in a form of thousands the list would drown the message.
+function idList(earlier: ReadonlyMap<string, FormQuestion>): string {
+  const shown: string[] = [];
+  for (const id of earlier.keys()) {
+    if (shown.length === 20) break;
+    shown.push(id.length > 80 ? `${id.slice(0, 79)}…` : id);
+  }
+  const hidden = earlier.size - shown.length;
+  return `${shown.join(", ")}${hidden > 0 ? ` and ${hidden} more` : ""}`;
 }
 
 /**

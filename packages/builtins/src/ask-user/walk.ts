@@ -101,7 +101,11 @@ export function jsonEqual(a: JsonValue, b: JsonValue): boolean {
   }
   const keys = Object.keys(a);
   if (keys.length !== Object.keys(b).length) return false;
-  return keys.every((key) => key in b && jsonEqual(a[key] as JsonValue, b[key] as JsonValue));
+  // Own keys only: `in` would find `b.__proto__` (Object.prototype, which reads as `{}`) for an
+  // answer that has a `"__proto__"` key, and open a gate that should stay shut.
+  return keys.every(
+    (key) => Object.hasOwn(b, key) && jsonEqual(a[key] as JsonValue, b[key] as JsonValue),
+  );
 }
 
 function setOwn(target: Record<string, JsonValue>, key: string, value: JsonValue): void {

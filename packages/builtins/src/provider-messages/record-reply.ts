@@ -15,8 +15,19 @@ export type ReplyPart =
       readonly id: string;
       readonly name: string;
       /** The arguments, or why they are not a JSON object. */
-      readonly arguments: JsonObject | { readonly problem: string };
+      readonly arguments: JsonObject | ArgumentsProblem;
     };
+
+/**
+ * Why a call's arguments are not a JSON object. A class, not a `{problem}` object: the model's
+ * own arguments may well have a `problem` key, and such a call must still run.
+ */
+export class ArgumentsProblem {
+  readonly problem: string;
+  constructor(problem: string) {
+    this.problem = problem;
+  }
+}
 
 /**
  * Appends a reply to the stream: its text as `chat_response` events, then one
@@ -35,7 +46,7 @@ export function recordReply(
       if (part.text !== "") events.push(createEvent("chat_response", { message: part.text }));
     } else if (part.kind === "reasoning") {
       if (part.text !== "") events.push(createEvent("chat_response", { reasoning: part.text }));
-    } else if ("problem" in part.arguments) {
+    } else if (part.arguments instanceof ArgumentsProblem) {
       events.push(
         createEvent("tool_call_request", { id: part.id, name: part.name, arguments: {} }),
       );
@@ -65,21 +76,21 @@ function appendAll(stream: ConversationStream, events: readonly ConversationEven
 }
 
 /** `value` as tool arguments, when it is a JSON object. */
-export function argumentsOf(value: unknown): JsonObject | { readonly problem: string } {
+export function argumentsOf(value: unknown): JsonObject | ArgumentsProblem {
   if (typeof value === "object" && value !== null && !Array.isArray(value)) {
     return value as JsonObject;
   }
-  return { problem: `its arguments are ${describe(value)}, not a JSON object` };
+  return new ArgumentsProblem(`its arguments are ${describe(value)}, not a JSON object`);
 }
 
 /** Arguments sent as JSON text (OpenAI), parsed. */
-export function parseArguments(text: string): JsonObject | { readonly problem: string } {
+export function parseArguments(text: string): JsonObject | ArgumentsProblem {
   // Some models send no text at all for a call without arguments.
   if (text.trim() === "") return {};
   try {
     return argumentsOf(JSON.parse(text));
   } catch {
-    return { problem: "its arguments are not valid JSON" };
+    return new ArgumentsProblem("its arguments are not valid JSON");
   }
 }
 

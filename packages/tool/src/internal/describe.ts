@@ -39,9 +39,20 @@ export function describeJson(value: unknown): string {
   return text === undefined ? name : truncate(text, MAX_DESCRIPTION);
 }
 
-/** Renders `["a", "b"]` as `"a", "b"` for "expected one of …" texts. */
+/** Most items a list in a message names; the rest are counted. */
+const MAX_LISTED = 20;
+
+/**
+ * Renders `["a", "b"]` as `"a", "b"` for "expected one of …" texts. A list of options may come
+ * from a model and hold thousands: past the first 20 the rest are only counted, so the message
+ * stays one a person or a model can read.
+ */
 export function quoteList(items: readonly string[]): string {
-  return items.map((item) => truncate(JSON.stringify(item), MAX_DESCRIPTION)).join(", ");
+  const shown = items
+    .slice(0, MAX_LISTED)
+    .map((item) => truncate(JSON.stringify(item), MAX_DESCRIPTION));
+  const hidden = items.length - shown.length;
+  return hidden > 0 ? `${shown.join(", ")} (and ${hidden} more)` : shown.join(", ");
 }
 
 function truncate(text: string, max: number): string {

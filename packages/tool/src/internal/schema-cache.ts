@@ -90,7 +90,14 @@ function compileFresh(key: string): CompiledSchema {
   let ajv: Ajv | Ajv2020 | undefined;
   try {
     ajv = ajvFor(schema);
-    return { ok: true, validate: ajv.compile(schema) };
+    const validate = ajv.compile(schema);
+    // An `$async` schema compiles to a validator that returns a promise: every answer would look
+    // valid at once, and a misfit would surface later as an unhandled rejection that stops the
+    // process. Answers are checked synchronously, so such a schema is refused like one that does
+    // not compile.
+    if ((validate as { $async?: unknown }).$async === true)
+      return { ok: false, message: ASYNC_REFUSAL };
+    return { ok: true, validate };
   } catch (cause) {
     return { ok: false, message: cause instanceof Error ? cause.message : String(cause) };
   } finally {
@@ -99,6 +106,9 @@ function compileFresh(key: string): CompiledSchema {
     ajv?.removeSchema(schema);
   }
 }
+
+const ASYNC_REFUSAL =
+  'asynchronous schemas ("$async": true) are not supported: remove "$async" so an answer can be checked at once';
 
 /** How many Ajv errors are spelled out; more would drown the useful first ones. */
 const MAX_REPORTED_ERRORS = 5;
