@@ -3,7 +3,8 @@
 // Usage: node --conditions=@jp/source --import tsx examples/rpc-client/src/main.ts
 //          [--simple] [answer …]
 // Each prompt takes the next scripted answer; when none is left, the question goes to /dev/tty
-// if it opens, else the prompt is cancelled. `--simple` announces Opal's client/ask_user only.
+// if it opens, else the prompt fails (nobody is there to answer it). `--simple` announces Opal's
+// client/ask_user only.
 // In a question, `:back`, `:reply`, `:end` and `:cancel` stand for the form controls.
 import { openSync } from "node:fs";
 import { createInterface } from "node:readline/promises";
@@ -74,8 +75,10 @@ async function answer(text: string, secret: boolean, signal: AbortSignal) {
   }
   const tty = openTerminal();
   if (tty === null) {
-    log(`${text} → no answer left and no terminal: cancelled`);
-    return undefined;
+    // Nobody saw the prompt, so it must not read as the person cancelling it: the handler fails,
+    // the agent gets an error response and records a backend error.
+    log(`${text} → no answer left and no terminal`);
+    throw new Error("no scripted answer is left and there is no terminal to ask the person on");
   }
   return tty.ask(text, secret, signal).catch(() => undefined);
 }
@@ -155,8 +158,10 @@ const client = createRpcPromptClient({
   },
   onAskUser: async (params, { signal }) => {
     const choices = params.choices === undefined ? "" : ` [${params.choices.join("/")}]`;
+    // The question and its choices come from the model, as in `describe`: made inert first.
+    const text = neutralize(`${params.question}${choices}`, { multiline: true });
     // `null` dismisses the question (Opal's result has no cancel; the wire gets -32800).
-    return (await answer(`${params.question}${choices}`, false, signal)) ?? null;
+    return (await answer(text, false, signal)) ?? null;
   },
 });
 

@@ -14,8 +14,9 @@ export interface ConnectionOptions {
   readonly maxLineBytes?: number;
   /**
    * Told about input that is not JSON-RPC 2.0 (already answered on the wire with an error, as
-   * the spec asks), responses to unknown ids, and error responses with a `null` id (the peer
-   * complaining about something this side sent). For logging; the session goes on.
+   * the spec asks), responses to unknown ids, error responses with a `null` id (the peer
+   * complaining about something this side sent), and requests sent as notifications (not run).
+   * For logging; the session goes on.
    */
   readonly onProtocolError?: (error: RpcError) => void;
 }

@@ -45,13 +45,15 @@ export interface RpcPromptBackendOptions extends ConnectionOptions {
   readonly protocol?: RpcProtocol;
   /**
    * Longest wait for one prompt's answer; then the client is sent `$/cancelRequest` and the
-   * prompt rejects (`timeout`). Default: no limit — a human takes the time they take.
+   * prompt rejects (`timeout`). Default: no limit — a human takes the time they take. So is
+   * `Infinity`, or anything past what a timer holds (2^31 - 1 ms, about 24.8 days).
    */
   readonly timeoutMs?: number;
   /**
    * How long after creation a client may take to send `initialize` before a human counts as
    * unreachable (default {@link DEFAULT_HANDSHAKE_TIMEOUT_MS}). A later `initialize` still
-   * connects it. Unused with `protocol: "opal"`, where nothing is awaited.
+   * connects it. `Infinity` (or past 2^31 - 1 ms) waits for as long as the connection is open.
+   * Unused with `protocol: "opal"`, where nothing is awaited.
    */
   readonly handshakeTimeoutMs?: number;
   /** Returned to the client as `server_info` (default `{ name: "@jp/rpc" }`). */
@@ -137,7 +139,7 @@ class RpcPromptBackendImpl implements RpcPromptBackend {
 
   constructor(options: RpcPromptBackendOptions) {
     this.#sessionId = options.sessionId;
-    this.#timeoutMs = options.timeoutMs;
+    this.#timeoutMs = deadline(options.timeoutMs);
     this.#serverInfo = options.serverInfo ?? { name: "@jp/rpc" };
     const opal = options.protocol === "opal";
     this.#dialect = opal ? "opal" : "jp";
@@ -145,11 +147,14 @@ class RpcPromptBackendImpl implements RpcPromptBackend {
       // An Opal client never says hello: it is there as long as the connection is.
       this.#state = { type: "ready", capabilities: { prompts: "simple" } };
     } else {
-      this.#handshake = setTimeout(() => {
-        if (this.#state.type === "waiting_for_client") this.#enter({ type: "no_client" });
-      }, options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS);
-      // The deadline alone must not keep the agent process alive.
-      this.#handshake.unref();
+      const handshakeMs = deadline(options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS);
+      if (handshakeMs !== undefined) {
+        this.#handshake = setTimeout(() => {
+          if (this.#state.type === "waiting_for_client") this.#enter({ type: "no_client" });
+        }, handshakeMs);
+        // The deadline alone must not keep the agent process alive.
+        this.#handshake.unref();
+      }
     }
     this.#peer = new RpcPeer({
       ...options,
@@ -381,5 +386,18 @@ function disconnected(reason: RpcCloseReason): HumanUnreachableError {
 }
 
 function timeoutSignal(ms: number | undefined): AbortSignal | undefined {
-  return ms === undefined ? undefined : AbortSignal.timeout(ms);
+  const limit = deadline(ms);
+  return limit === undefined ? undefined : AbortSignal.timeout(limit);
+}
+
+/** The longest delay Node's timers keep: 2^31 - 1 ms, about 24.8 days. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A delay as a timer can hold it, or `undefined` for none. Node runs a timer set past
+ * {@link MAX_TIMER_MS} (`Infinity` included) after 1 ms: a prompt given "no limit" that way
+ * would be recorded as timed out at once. A deadline that far off is no deadline.
+ */
+function deadline(ms: number | undefined): number | undefined {
+  return ms !== undefined && ms <= MAX_TIMER_MS ? ms : undefined;
 }

@@ -60,7 +60,11 @@ export interface RpcPromptClient {
   readonly ready: Promise<Result<InitializeResult, RpcError>>;
   /** Resolves when the connection closes (e.g. the agent exited), with why. */
   readonly closed: Promise<RpcCloseReason>;
-  /** Aborts the prompts being shown and stops reading; the streams are left to their owner. */
+  /**
+   * Aborts the prompts being shown, answers each with an error (`-32603`: the server must not
+   * wait for them, nor read them as dismissed), and stops reading; the streams are left to their
+   * owner.
+   */
   close(): void;
 }
 

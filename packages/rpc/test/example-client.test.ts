@@ -3,13 +3,13 @@ import { type ChildSession, EXAMPLE_CLIENT, STARTUP_MS, spawnClient } from "./ch
 import { never, question, REQUESTS } from "./support.js";
 
 // The example client of examples/rpc-client, run as its README says, answering from a script.
-// CI has no /dev/tty, so prompts past the script are cancelled.
+// CI has no /dev/tty, so prompts past the script fail: nobody is there to answer them.
 
 let session: ChildSession | undefined;
 afterEach(() => session?.stop());
 
 describe("examples/rpc-client", { timeout: STARTUP_MS + 10_000 }, () => {
-  it("answers rich prompts from its scripted answers, then cancels", async () => {
+  it("answers rich prompts from its scripted answers, then fails rather than cancel", async () => {
     session = await spawnClient(EXAMPLE_CLIENT, ["yes", "blue", ":back", "skip", "edit me"]);
     const ask = (request: Parameters<ChildSession["backend"]["ask"]>[0]) =>
       session?.backend.ask(request, { signal: never() });
@@ -19,7 +19,11 @@ describe("examples/rpc-client", { timeout: STARTUP_MS + 10_000 }, () => {
     expect(await ask(REQUESTS.text)).toEqual({ type: "back" });
     expect(await ask(REQUESTS.permission)).toEqual({ type: "skip" });
     expect(await ask(REQUESTS.text)).toEqual({ type: "answer", value: "edit me" });
-    expect(await ask(REQUESTS.deliver)).toEqual({ type: "cancelled" });
+    // Nobody saw this prompt: an error (a backend error in the record), never the person's cancel.
+    await expect(ask(REQUESTS.deliver)).rejects.toMatchObject({
+      kind: "remote",
+      message: expect.stringContaining("no scripted answer is left and there is no terminal"),
+    });
   });
 
   it("shows a model's question text inert: no escape sequence or bidi override reaches its log", async () => {
@@ -40,7 +44,7 @@ describe("examples/rpc-client", { timeout: STARTUP_MS + 10_000 }, () => {
     expect(log).not.toMatch(/[\u001b\u0007\u202e]/);
   });
 
-  it("with --simple, answers client/ask_user and dismisses what it cannot answer", async () => {
+  it("with --simple, answers client/ask_user, then fails rather than dismiss", async () => {
     session = await spawnClient(EXAMPLE_CLIENT, ["--simple", "no"]);
     expect(session.backend.client).toMatchObject({ capabilities: { prompts: "simple" } });
     const signal = never();
@@ -48,7 +52,28 @@ describe("examples/rpc-client", { timeout: STARTUP_MS + 10_000 }, () => {
       type: "answer",
       value: false,
     });
-    // No answer left: the client answers -32800, which reads as the user cancelling.
-    expect(await session.backend.ask(REQUESTS.select, { signal })).toEqual({ type: "cancelled" });
+    // No answer left and no terminal: an error response, not -32800 (the user dismissing it).
+    await expect(session.backend.ask(REQUESTS.select, { signal })).rejects.toMatchObject({
+      kind: "remote",
+      message: expect.stringContaining("no scripted answer is left and there is no terminal"),
+    });
+  });
+
+  it("with --simple, shows the question text of client/ask_user inert too", async () => {
+    session = await spawnClient(EXAMPLE_CLIENT, ["--simple", "yes"]);
+    const hostile = question("deploy", { type: "boolean" });
+    const text = "Proceed?\u001b]52;c;cm0gLXJmIH4=\u0007\u001b[2K\u202eok";
+    expect(
+      await session.backend.ask(
+        { ...hostile, question: { ...hostile.question, text } },
+        { signal: never() },
+      ),
+    ).toEqual({ type: "answer", value: true });
+    await session.stderrIncludes("→ yes");
+    const log = session.stderr();
+    expect(log).toContain("Proceed?");
+    expect(log).toContain("\\u202eok");
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+    expect(log).not.toMatch(/[\u001b\u0007\u202e]/);
   });
 });

@@ -128,6 +128,62 @@ describe("foreign input", () => {
     expect(await remote.next()).toMatchObject({ id: 1, error: { code: -32601 } });
   });
 
+  it("fails the prompt a response that is not JSON answers, instead of leaving it open for ever", async () => {
+    const { remote, backend } = connect();
+    remote.send(HELLO);
+    await remote.next();
+    const reply = backend.ask(REQUESTS.schema, { signal: never() });
+    const request = await remote.next();
+    // What Python's json.dumps writes for a float("nan") in the answer.
+    remote.write(
+      `{"jsonrpc": "2.0", "id": ${request.id}, "result": {"type": "answer", "value": {"r": NaN}}}\n`,
+    );
+    expect(await remote.next()).toMatchObject({ id: null, error: { code: -32700 } });
+    await expect(reply).rejects.toMatchObject({
+      kind: "invalid_reply",
+      message: expect.stringContaining("the response is not JSON"),
+    });
+  });
+
+  it("answers a line that is not valid UTF-8 with -32700, and fails the prompt it answers", async () => {
+    const { remote, backend, reports } = connect();
+    remote.send(HELLO);
+    await remote.next();
+    const reply = backend.ask(REQUESTS.text, { signal: never() });
+    const request = await remote.next();
+    // Decoded as it is, the answer would be "ab\ufffd\ufffd": text the person never typed.
+    const head = `{"jsonrpc":"2.0","id":${request.id},"result":{"type":"answer","value":"ab`;
+    remote.write(
+      Buffer.concat([Buffer.from(head), Buffer.from([0xff, 0xfe]), Buffer.from('"}}\n')]),
+    );
+    expect(await remote.next()).toMatchObject({ id: null, error: { code: -32700 } });
+    await expect(reply).rejects.toMatchObject({
+      kind: "invalid_reply",
+      message: expect.stringContaining("not valid UTF-8"),
+    });
+    expect(reports[0]?.message).toContain("not valid UTF-8");
+    remote.send({ jsonrpc: "2.0", id: 1, method: "nope" });
+    expect(await remote.next()).toMatchObject({ id: 1, error: { code: -32601 } });
+  });
+
+  it("fails the prompt an oversize response answers, instead of leaving it open for ever", async () => {
+    const { remote, backend } = connect(256);
+    remote.send(HELLO);
+    await remote.next();
+    const reply = backend.ask(REQUESTS.text, { signal: never() });
+    const request = await remote.next();
+    remote.send({
+      jsonrpc: "2.0",
+      id: request.id,
+      result: { type: "answer", value: "x".repeat(1000) },
+    });
+    expect(await remote.next()).toMatchObject({ id: null, error: { code: -32600 } });
+    await expect(reply).rejects.toMatchObject({
+      kind: "invalid_reply",
+      message: expect.stringContaining("exceeds the maximum line length of 256 bytes"),
+    });
+  });
+
   it("reads partial chunks and CRLF line ends", async () => {
     const { remote } = connect();
     const line = JSON.stringify(HELLO);

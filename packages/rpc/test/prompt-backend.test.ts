@@ -281,6 +281,30 @@ describe("cancellation, timeout, disconnect", () => {
     });
   });
 
+  // Node runs a timer set past 2^31 - 1 ms after 1 ms: that would record a timeout at once.
+  it.each([Number.POSITIVE_INFINITY, 30 * 24 * 60 * 60 * 1000])(
+    "takes timeoutMs and handshakeTimeoutMs of %d as no limit",
+    async (ms) => {
+      const { remote, backend } = connect({ timeoutMs: ms, handshakeTimeoutMs: ms });
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(backend.state).toBe("waiting_for_client");
+      expect(await backend.waitForClient({ timeoutMs: 20 })).toBe(false);
+      remote.send({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocol_version: 1, capabilities: { prompts: "rich" } },
+      });
+      expect(await backend.waitForClient({ timeoutMs: ms })).toBe(true);
+      const reply = backend.ask(REQUESTS.boolean, { signal: never() });
+      await remote.next();
+      const request = await remote.next();
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      remote.send(answer(request, { type: "answer", value: true }));
+      expect(await reply).toEqual({ type: "answer", value: true });
+    },
+  );
+
   // A disconnect is not the person's decision: never `{type: "cancelled"}`.
   it("rejects every pending prompt and every later one as unreachable when the client hangs up", async () => {
     const { remote, backend } = await connected("rich");

@@ -131,6 +131,31 @@ describe("serving prompts", () => {
     expect(seen).toEqual([[REQUESTS.boolean, "s1"]]);
   });
 
+  it("never shows a prompt sent as a notification: the person's answer would go nowhere", async () => {
+    const wire = pipes();
+    const shown: unknown[] = [];
+    const reports: string[] = [];
+    client = createRpcPromptClient({
+      input: wire.input,
+      output: wire.output,
+      capabilities: { prompts: "rich" },
+      onPrompt: (request) => {
+        shown.push(request);
+        return { type: "run" };
+      },
+      onProtocolError: (error) => reports.push(error.message),
+    });
+    await wire.remote.next();
+    const { id: _, ...notification } = prompt(0, REQUESTS.permission);
+    wire.remote.send(notification);
+    wire.remote.send(prompt(8));
+    expect(await wire.remote.next()).toMatchObject({ id: 8 });
+    expect(shown).toEqual([REQUESTS.boolean]);
+    expect(reports).toEqual([
+      'the peer sent client/prompt as a notification (no "id"), so it is not served',
+    ]);
+  });
+
   it("answers client/ask_user with { answer } when the handler returns a string", async () => {
     const { remote } = await started(
       { onAskUser: (params) => `echo: ${params.question}` },
@@ -239,5 +264,25 @@ describe("serving prompts", () => {
     client.close();
     expect(aborted).toBe(true);
     expect(await client.closed).toMatchObject({ kind: "closed" });
+  });
+
+  it("close() answers the prompts being shown, so that the server does not wait for ever", async () => {
+    let shown: () => void = () => {};
+    const showing = new Promise<void>((resolve) => (shown = resolve));
+    const { remote, client } = await started({
+      onPrompt: () => {
+        shown();
+        return new Promise(() => {});
+      },
+    });
+    remote.send(prompt(1));
+    await showing;
+    client.close();
+    // An error, never -32800: nobody dismissed the prompt.
+    expect(await remote.next()).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32603, message: "the connection was closed before the request was answered" },
+    });
   });
 });

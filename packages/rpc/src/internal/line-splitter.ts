@@ -1,9 +1,21 @@
-import { Buffer } from "node:buffer";
+import { Buffer, isUtf8 } from "node:buffer";
+import { MemberScanner } from "./member-scanner.js";
+import type { RpcId } from "./message.js";
 
-/** What the splitter found in the input: a complete line, or a line that grew too long. */
+/**
+ * What the splitter found in the input: a complete line, a line that is not valid UTF-8 (its
+ * text decoded with U+FFFD in place of the bad bytes, to read only what it answers), or a line
+ * that grew too long.
+ */
 export type LineEvent =
   | { readonly type: "line"; readonly text: string }
-  | { readonly type: "oversize"; readonly bytes: number };
+  | { readonly type: "invalid_utf8"; readonly text: string; readonly bytes: number }
+  | { readonly type: "oversize"; readonly bytes: number }
+  /**
+   * The newline of an oversize line arrived. `answering` is the id of the response it was, when
+   * that could be read from its bytes as they went by.
+   */
+  | { readonly type: "oversize_end"; readonly answering: RpcId | undefined };
 
 const NEWLINE = 0x0a;
 
@@ -12,14 +24,15 @@ const NEWLINE = 0x0a;
  * UTF-8 sequence: a newline byte never occurs inside one, so splitting on bytes is safe), a
  * trailing `\r` is dropped, blank lines are skipped. A line longer than `maxBytes` is reported
  * once, as soon as it passes the limit, and then discarded up to its newline, so memory stays
- * bounded whatever the peer sends.
+ * bounded whatever the peer sends; on the way, its top-level members are scanned for the id of
+ * the response it may be, so that the request it answers need not wait forever.
  */
 export class LineSplitter {
   readonly #maxBytes: number;
   #chunks: Buffer[] = [];
   #size = 0;
-  // Inside an oversize line: bytes are dropped until the next newline.
-  #discarding = false;
+  // Inside an oversize line: bytes are scanned and dropped until the next newline.
+  #discarding: MemberScanner | undefined;
 
   constructor(maxBytes: number) {
     this.#maxBytes = maxBytes;
@@ -50,12 +63,19 @@ export class LineSplitter {
   }
 
   #append(part: Buffer, events: LineEvent[]): void {
-    if (part.length === 0 || this.#discarding) return;
+    if (part.length === 0) return;
+    if (this.#discarding !== undefined) {
+      this.#discarding.push(part);
+      return;
+    }
     if (this.#size + part.length > this.#maxBytes) {
       events.push({ type: "oversize", bytes: this.#size + part.length });
+      const scanner = new MemberScanner();
+      for (const chunk of this.#chunks) scanner.push(chunk);
+      scanner.push(part);
       this.#chunks = [];
       this.#size = 0;
-      this.#discarding = true;
+      this.#discarding = scanner;
       return;
     }
     this.#chunks.push(part);
@@ -63,16 +83,22 @@ export class LineSplitter {
   }
 
   #finishLine(events: LineEvent[]): void {
-    if (this.#discarding) {
-      this.#discarding = false;
+    if (this.#discarding !== undefined) {
+      events.push({ type: "oversize_end", answering: this.#discarding.responseId() });
+      this.#discarding = undefined;
       return;
     }
     if (this.#size === 0) return;
-    let text = Buffer.concat(this.#chunks, this.#size).toString("utf8");
+    const bytes = Buffer.concat(this.#chunks, this.#size);
     this.#chunks = [];
     this.#size = 0;
+    let text = bytes.toString("utf8");
     if (text.endsWith("\r")) text = text.slice(0, -1);
-    if (text.trim() !== "") events.push({ type: "line", text });
+    if (text.trim() === "") return;
+    // Decoding replaces bad bytes with U+FFFD without a word: an answer read so would not be the
+    // one the peer sent.
+    if (isUtf8(bytes)) events.push({ type: "line", text });
+    else events.push({ type: "invalid_utf8", text, bytes: bytes.length });
   }
 }
 

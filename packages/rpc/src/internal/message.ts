@@ -83,8 +83,11 @@ function classifyCall(value: Record<string, unknown>, id: RpcId | null): Incomin
 // A broken response is answered with id null: echoing its id would read, on the other side, as
 // an error response to the peer's own request of that id.
 function classifyResponse(value: Record<string, unknown>, id: RpcId | null): Incoming {
-  if (!Object.hasOwn(value, "id") || (value.id !== null && !isId(value.id))) {
+  if (!Object.hasOwn(value, "id")) {
     return invalid(null, 'a message needs a "method" (a request) or an "id" (a response)');
+  }
+  if (value.id !== null && !isId(value.id)) {
+    return invalid(null, 'the "id" member of a response must be a string, a number or null');
   }
   const broken = (reason: string): Incoming =>
     id === null ? invalid(null, reason) : { type: "invalid", id: null, reason, answering: id };

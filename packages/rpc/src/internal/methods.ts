@@ -17,7 +17,7 @@ export interface HandlerContext {
   readonly afterReply: (callback: () => void) => void;
 }
 
-/** One served method: its params schema and its handler (a notification's result is dropped). */
+/** One served method (always a request): its params schema and its handler. */
 export interface MethodHandler {
   readonly params: z.ZodType;
   readonly handle: (params: unknown, context: HandlerContext) => unknown;

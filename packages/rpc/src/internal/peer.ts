@@ -1,9 +1,11 @@
+import { Buffer } from "node:buffer";
 import type { Readable, Writable } from "node:stream";
 import type { ConnectionOptions, RpcCloseReason } from "../connection.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../connection.js";
 import { JSON_RPC_ERROR_CODES, RpcError } from "../errors.js";
 import { cancelParamsSchema, describeIssues, RPC_METHODS } from "../protocol.js";
-import { LineSplitter } from "./line-splitter.js";
+import { type LineEvent, LineSplitter } from "./line-splitter.js";
+import { MemberScanner } from "./member-scanner.js";
 import {
   classify,
   errorMessage,
@@ -78,15 +80,10 @@ export class RpcPeer {
   #resolveClosed: (reason: RpcCloseReason) => void = () => {};
 
   readonly #onData = (chunk: Buffer | string) => {
-    for (const event of this.#splitter.push(chunk)) {
-      if (event.type === "line") this.#receiveLine(event.text);
-      else this.#rejectOversize(event.bytes);
-    }
+    for (const event of this.#splitter.push(chunk)) this.#receive(event);
   };
   readonly #onEnd = () => {
-    for (const event of this.#splitter.end()) {
-      if (event.type === "line") this.#receiveLine(event.text);
-    }
+    for (const event of this.#splitter.end()) this.#receive(event);
     this.#shutdown({ kind: "input_ended", message: "the peer closed the connection" });
   };
   readonly #onInputClose = () =>
@@ -165,13 +162,21 @@ export class RpcPeer {
   }
 
   /**
-   * Closes this side: tells the peer to drop our open requests, settles them, aborts what we
-   * serve, and stops listening. The streams belong to the host and are neither ended nor
-   * destroyed; the rest of the input is read and dropped without keeping the process alive.
+   * Closes this side: tells the peer to drop our open requests, settles them, answers what we
+   * serve with an error and aborts it, and stops listening. The streams belong to the host and
+   * are neither ended nor destroyed; the rest of the input is read and dropped without keeping
+   * the process alive.
    */
   close(): void {
     if (this.#closeReason !== undefined) return;
     for (const id of this.#pending.keys()) this.notify(RPC_METHODS.cancelRequest, { id });
+    // The streams may outlive this side: without an answer, the peer would wait for ever for the
+    // requests this side was serving (a prompt on screen when a UI closes its client).
+    const error = {
+      code: JSON_RPC_ERROR_CODES.internal_error,
+      message: "the connection was closed before the request was answered",
+    };
+    for (const id of this.#serving.keys()) this.#send(errorMessage(id, error));
     this.#shutdown({ kind: "closed", message: "the connection was closed by this side" });
   }
 
@@ -268,6 +273,28 @@ export class RpcPeer {
     this.#send(invalidRequestMessage(null, reason));
   }
 
+  #receive(event: LineEvent): void {
+    if (event.type === "line") this.#receiveLine(event.text);
+    else if (event.type === "invalid_utf8") this.#rejectInvalidUtf8(event.text, event.bytes);
+    else if (event.type === "oversize") this.#rejectOversize(event.bytes);
+    else if (event.answering !== undefined) {
+      // Already answered with -32600; the request it meant to answer fails instead of waiting.
+      const reason = `the response exceeds the maximum line length of ${this.#maxLineBytes} bytes`;
+      this.#settle(event.answering, { type: "malformed", reason });
+    }
+  }
+
+  // Not JSON (JSON text is UTF-8). If it is a response to one of our requests, that request
+  // fails: read anyway, it would carry an answer nobody gave; dropped, it would wait forever.
+  #rejectInvalidUtf8(text: string, bytes: number): void {
+    const problem = `a line of ${bytes} bytes that is not valid UTF-8`;
+    this.#report(`the peer sent a line that is not JSON: ${problem}`);
+    for (const id of answeredIds(text)) {
+      this.#settle(id, { type: "malformed", reason: "the response is not valid UTF-8" });
+    }
+    this.#send(parseErrorMessage(problem));
+  }
+
   #receiveLine(text: string): void {
     let value: unknown;
     try {
@@ -275,6 +302,11 @@ export class RpcPeer {
     } catch (cause) {
       const problem = jsonProblem(text, cause);
       this.#report(`the peer sent a line that is not JSON: ${problem}`);
+      // A response the peer failed to encode (a NaN, a stray quote) still names the request it
+      // answers, which fails instead of waiting for an answer that will not come.
+      for (const id of answeredIds(text)) {
+        this.#settle(id, { type: "malformed", reason: "the response is not JSON" });
+      }
       this.#send(parseErrorMessage(problem));
       return;
     }
@@ -344,22 +376,12 @@ export class RpcPeer {
       else this.#report(`invalid ${method} params: ${describeIssues(parsed.error)}`);
       return;
     }
-    const handler = findMethod(this.#methods, method);
-    // JSON-RPC never answers a notification, not even an unknown one.
-    if (handler === undefined) return;
-    const parsed = handler.params.safeParse(params);
-    if (!parsed.success) {
-      this.#report(`invalid ${method} params: ${describeIssues(parsed.error)}`);
-      return;
+    // JSON-RPC never answers a notification, not even an unknown one. Every served method is a
+    // request: run without an id, a prompt would be shown and the person's answer would have
+    // nowhere to go, so it is reported and not run.
+    if (findMethod(this.#methods, method) !== undefined) {
+      this.#report(`the peer sent ${method} as a notification (no "id"), so it is not served`);
     }
-    void Promise.resolve()
-      .then(() =>
-        handler.handle(parsed.data, {
-          signal: new AbortController().signal,
-          afterReply: (callback) => callback(),
-        }),
-      )
-      .catch((cause: unknown) => this.#report(`${method} failed: ${describe(cause)}`));
   }
 
   async #serve(id: RpcId | null, method: string, params: unknown): Promise<Reply | undefined> {
@@ -374,6 +396,31 @@ export class RpcPeer {
       if (id !== null && this.#serving.get(id) === controller) this.#serving.delete(id);
     }
   }
+}
+
+/**
+ * The ids of the responses a broken line holds (one, or a batch's). A line that does not parse
+ * at all is scanned for its top-level members: a response's id is still readable there.
+ */
+function answeredIds(text: string): RpcId[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    const scanner = new MemberScanner();
+    scanner.push(Buffer.from(text, "utf8"));
+    const id = scanner.responseId();
+    return id === undefined ? [] : [id];
+  }
+  const ids: RpcId[] = [];
+  for (const item of Array.isArray(value) ? value : [value]) {
+    const incoming = classify(item);
+    if (incoming.type === "response" && incoming.id !== null) ids.push(incoming.id);
+    else if (incoming.type === "invalid" && incoming.answering !== undefined) {
+      ids.push(incoming.answering);
+    }
+  }
+  return ids;
 }
 
 // What is wrong with a line that is not JSON, without quoting it: Node.js's parse errors quote

@@ -26,6 +26,15 @@ describe("LineSplitter", () => {
     expect(lines(splitter.push(bytes.subarray(cut)))).toEqual(['"héllo ✓"']);
   });
 
+  it("reports a line that is not valid UTF-8 apart, instead of passing it on with U+FFFD", () => {
+    const splitter = new LineSplitter(100);
+    const bad = Buffer.concat([Buffer.from('"a'), Buffer.from([0xc3]), Buffer.from('"\n"ok"\n')]);
+    expect(splitter.push(bad)).toEqual([
+      { type: "invalid_utf8", text: '"a\ufffd"', bytes: 4 },
+      { type: "line", text: '"ok"' },
+    ]);
+  });
+
   it("skips blank lines", () => {
     expect(lines(new LineSplitter(100).push("\n\r\n  \nx\n\n"))).toEqual(["x"]);
   });
@@ -35,13 +44,37 @@ describe("LineSplitter", () => {
     expect(splitter.push("0123456")).toEqual([]);
     expect(splitter.push("789abc")).toEqual([{ type: "oversize", bytes: 13 }]);
     expect(splitter.push("more and more")).toEqual([]);
-    expect(lines(splitter.push("tail\nok\n"))).toEqual(["ok"]);
+    expect(lines(splitter.push("tail\nok\n"))).toEqual([
+      { type: "oversize_end", answering: undefined },
+      "ok",
+    ]);
+  });
+
+  it("reads the id of an oversize response as its bytes go by, wherever the member is", () => {
+    const splitter = new LineSplitter(40);
+    const answer = `{"type":"answer","value":"${"x".repeat(100)}"}`;
+    expect(lines(splitter.push(`{"jsonrpc":"2.0","id":7,"result":${answer}}\n`))).toEqual([
+      { type: "oversize", bytes: expect.any(Number) },
+      { type: "oversize_end", answering: 7 },
+    ]);
+    splitter.push(`{"jsonrpc":"2.0","result":${answer.slice(0, 30)}`);
+    expect(lines(splitter.push(`${answer.slice(30)},"id":"a-1"}\n`))).toEqual([
+      { type: "oversize_end", answering: "a-1" },
+    ]);
+    // A request (it has a method) answers nothing, whatever its id.
+    expect(
+      lines(splitter.push(`{"jsonrpc":"2.0","id":8,"method":"m","params":${answer}}\n`)),
+    ).toEqual([
+      { type: "oversize", bytes: expect.any(Number) },
+      { type: "oversize_end", answering: undefined },
+    ]);
   });
 
   it("accepts a line of exactly the limit", () => {
     expect(lines(new LineSplitter(4).push("abcd\nabcde\n"))).toEqual([
       "abcd",
       { type: "oversize", bytes: 5 },
+      { type: "oversize_end", answering: undefined },
     ]);
   });
 
@@ -49,6 +82,7 @@ describe("LineSplitter", () => {
     expect(lines(new LineSplitter(4).push("éé\néé!\n"))).toEqual([
       "éé",
       { type: "oversize", bytes: 5 },
+      { type: "oversize_end", answering: undefined },
     ]);
   });
 

@@ -35,6 +35,18 @@ describe("classify", () => {
     ["an object id", { jsonrpc: "2.0", id: {}, method: "m" }, null, '"id" member'],
     ["a request with a result", { jsonrpc: "2.0", id: 1, method: "m", result: 1 }, 1, "must not"],
     ["neither method nor id", { jsonrpc: "2.0" }, null, '"method"'],
+    [
+      "a response with an object id",
+      { jsonrpc: "2.0", id: { n: 1 }, result: 1 },
+      null,
+      'the "id" member of a response',
+    ],
+    [
+      "a response with a boolean id",
+      { jsonrpc: "2.0", id: true, result: 1 },
+      null,
+      'the "id" member of a response',
+    ],
   ])("rejects %s, answering with the readable id", (_name, message, id, reason) => {
     const got = classify(message);
     expect(got).toMatchObject({ type: "invalid", id });
