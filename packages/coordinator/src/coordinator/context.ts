@@ -91,7 +91,10 @@ export class ResumedLine {
   // New prompts waiting to join, by prompt id: each joins after the one that came before it, so
   // that one let go by the line does not find itself behind one that came later and found the
   // line empty (a promise taking its ticks to settle would otherwise decide their order).
-  readonly #newcomers = new Map<string, { readonly joined: Promise<void>; readonly done: () => void }>();
+  readonly #newcomers = new Map<
+    string,
+    { readonly joined: Promise<void>; readonly done: () => void }
+  >();
   #lastNewcomer: Promise<void> | undefined;
 
   constructor(prompts: readonly { readonly promptId: string; readonly callId: string }[]) {
