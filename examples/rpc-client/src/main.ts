@@ -42,7 +42,8 @@ function openTerminal(): Terminal | null {
         done();
       },
     });
-    const readline = createInterface({ input, output, terminal: true });
+    // No history: a secret typed at one prompt would come back, in clear, at the up arrow.
+    const readline = createInterface({ input, output, terminal: true, historySize: 0 });
     terminal = {
       async ask(text, secret, signal) {
         screen.write(`${text}\n`);

@@ -1,0 +1,63 @@
+// The example client of examples/rpc-client, answering on a real terminal (a tmux server of the
+// test's own): a secret typed at one prompt must not come back at the next through the line
+// editor's history (the up arrow).
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+
+const HAS_TMUX = spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;
+const NEEDS_TMUX = HAS_TMUX ? "" : " [skipped: tmux is not installed (apt-get install tmux)]";
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const DEMO = fileURLToPath(new URL("./fixtures/demo-agent.ts", import.meta.url));
+
+const dirs: string[] = [];
+const servers: (() => void)[] = [];
+afterEach(() => {
+  for (const stop of servers.splice(0)) stop();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
+}
+
+const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+
+describe.skipIf(!HAS_TMUX)(`examples/rpc-client on a terminal${NEEDS_TMUX}`, () => {
+  it("a secret typed at one prompt is not offered again by the up arrow at the next", {
+    timeout: 60_000,
+  }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "jp-rpc-tty-"));
+    dirs.push(dir);
+    const socket = join(dir, "tmux.sock");
+    const tmux = (...args: string[]) =>
+      execFileSync("tmux", ["-S", socket, "-f", "/dev/null", ...args], { cwd: ROOT }).toString();
+    // The first two prompts are answered from the script; the secret and the permission prompt
+    // are asked on the terminal.
+    const command = `${quote(process.execPath)} --conditions=@jp/source --import tsx ${quote(DEMO)} yes eu-west; sleep 30`;
+    tmux("new-session", "-d", "-x", "120", "-y", "30", `cd ${quote(ROOT)} && ${command}`);
+    servers.push(() => spawnSync("tmux", ["-S", socket, "kill-server"]));
+    const screen = () => tmux("capture-pane", "-p");
+    await until(() => screen().includes("API token?"), "the secret prompt");
+    tmux("send-keys", "-l", "hunter2-token");
+    tmux("send-keys", "Enter");
+    await until(() => screen().includes("Run shell"), "the permission prompt");
+    tmux("send-keys", "Up");
+    await new Promise((done) => setTimeout(done, 500));
+    const shown = screen();
+    expect(shown).not.toContain("hunter2-token");
+    // Cleared and answered, the prompt takes what was typed.
+    tmux("send-keys", "C-u");
+    tmux("send-keys", "-l", "skip");
+    tmux("send-keys", "Enter");
+    await until(() => screen().includes("permission shell:"), "the demo's last reply");
+    expect(screen()).toContain('permission shell: {"type":"skip"}');
+  });
+});
