@@ -44,8 +44,15 @@ function openTerminal(): Terminal | null {
     });
     // No history: a secret typed at one prompt would come back, in clear, at the up arrow.
     const readline = createInterface({ input, output, terminal: true, historySize: 0 });
+    // Closed by the person (Ctrl-D): the prompt on screen then is theirs to cancel, but nobody
+    // sees the ones after it, which must not read as cancelled by them too.
+    let closed = false;
+    readline.once("close", () => {
+      closed = true;
+    });
     terminal = {
       async ask(text, secret, signal) {
+        if (closed) throw new TerminalClosed();
         screen.write(`${text}\n`);
         const answer = readline.question("> ", { signal });
         muted = secret;
@@ -81,8 +88,14 @@ async function answer(text: string, secret: boolean, signal: AbortSignal) {
     log(`${text} → no answer left and no terminal`);
     throw new Error("no scripted answer is left and there is no terminal to ask the person on");
   }
-  return tty.ask(text, secret, signal).catch(() => undefined);
+  return tty.ask(text, secret, signal).catch((cause: unknown) => {
+    if (!(cause instanceof TerminalClosed)) return undefined;
+    log(`${text} → the terminal was closed`);
+    throw new Error("the terminal was closed before this prompt, so nobody saw it");
+  });
 }
+
+class TerminalClosed extends Error {}
 
 const YES = new Set(["y", "yes", "true", "run", "deliver"]);
 const CONTROLS = new Map<string, QuestionReply>([

@@ -30,21 +30,27 @@ async function until(check: () => boolean, what: string, timeoutMs = 30_000): Pr
 
 const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 
+/**
+ * The demo agent and the example client in a tmux server of their own: the first two prompts
+ * are answered from the script, the secret and the permission prompt on the terminal.
+ */
+function demoOnTerminal() {
+  const dir = mkdtempSync(join(tmpdir(), "jp-rpc-tty-"));
+  dirs.push(dir);
+  const socket = join(dir, "tmux.sock");
+  const tmux = (...args: string[]) =>
+    execFileSync("tmux", ["-S", socket, "-f", "/dev/null", ...args], { cwd: ROOT }).toString();
+  const command = `${quote(process.execPath)} --conditions=@jp/source --import tsx ${quote(DEMO)} yes eu-west; sleep 30`;
+  tmux("new-session", "-d", "-x", "120", "-y", "30", `cd ${quote(ROOT)} && ${command}`);
+  servers.push(() => spawnSync("tmux", ["-S", socket, "kill-server"]));
+  return { tmux, screen: () => tmux("capture-pane", "-p", "-J") };
+}
+
 describe.skipIf(!HAS_TMUX)(`examples/rpc-client on a terminal${NEEDS_TMUX}`, () => {
   it("a secret typed at one prompt is not offered again by the up arrow at the next", {
     timeout: 60_000,
   }, async () => {
-    const dir = mkdtempSync(join(tmpdir(), "jp-rpc-tty-"));
-    dirs.push(dir);
-    const socket = join(dir, "tmux.sock");
-    const tmux = (...args: string[]) =>
-      execFileSync("tmux", ["-S", socket, "-f", "/dev/null", ...args], { cwd: ROOT }).toString();
-    // The first two prompts are answered from the script; the secret and the permission prompt
-    // are asked on the terminal.
-    const command = `${quote(process.execPath)} --conditions=@jp/source --import tsx ${quote(DEMO)} yes eu-west; sleep 30`;
-    tmux("new-session", "-d", "-x", "120", "-y", "30", `cd ${quote(ROOT)} && ${command}`);
-    servers.push(() => spawnSync("tmux", ["-S", socket, "kill-server"]));
-    const screen = () => tmux("capture-pane", "-p");
+    const { tmux, screen } = demoOnTerminal();
     await until(() => screen().includes("API token?"), "the secret prompt");
     tmux("send-keys", "-l", "hunter2-token");
     tmux("send-keys", "Enter");
@@ -59,5 +65,17 @@ describe.skipIf(!HAS_TMUX)(`examples/rpc-client on a terminal${NEEDS_TMUX}`, () 
     tmux("send-keys", "Enter");
     await until(() => screen().includes("permission shell:"), "the demo's last reply");
     expect(screen()).toContain('permission shell: {"type":"skip"}');
+  });
+  it("closed at one prompt (Ctrl-D), cancels that one and fails those after it, which nobody saw", {
+    timeout: 60_000,
+  }, async () => {
+    const { tmux, screen } = demoOnTerminal();
+    await until(() => screen().includes("API token?"), "the secret prompt");
+    tmux("send-keys", "C-d");
+    await until(() => screen().includes("permission shell:"), "the demo's last reply");
+    expect(screen()).toContain('question token: {"type":"cancelled"}');
+    expect(screen()).toMatch(
+      /permission shell: failed \(.*the terminal was closed before this prompt/,
+    );
   });
 });
