@@ -105,6 +105,7 @@ export class RoundCall extends ElicitingCall {
         if (this.#round === undefined) {
           const round = this.#plan(this.#result);
           if (typeof round === "string") return this.#fail(round);
+          if (this.#restored) this.#takeRestoredResponses(round);
           this.#round = round;
         }
         const round = this.#round;
@@ -137,14 +138,20 @@ export class RoundCall extends ElicitingCall {
     if (this.#round === undefined && isInputRequiredResult(this.#result)) {
       const round = this.#plan(this.#result);
       if (typeof round === "string") return;
-      // What the person had already answered goes with the round, as from a live one.
-      const earlier = this.#restoredResponses ?? {};
-      for (const { key } of round.entries) {
-        if (Object.hasOwn(earlier, key)) round.responses.set(key, earlier[key] as ElicitResponse);
-      }
+      this.#takeRestoredResponses(round);
       this.#round = round;
     }
     this.closed(questionId, reason);
+  }
+
+  // What the person had already answered in the restored round goes with it, as from a live
+  // one: a page opened before the suspension is not opened again when the call goes on (the
+  // person agreed to open it once), and the server hears the response it was given then.
+  #takeRestoredResponses(round: Round): void {
+    const earlier = this.#restoredResponses ?? {};
+    for (const { key } of round.entries) {
+      if (Object.hasOwn(earlier, key)) round.responses.set(key, earlier[key] as ElicitResponse);
+    }
   }
 
   // A question of the round closed without an answer (the person's cancel, a timeout, the
@@ -259,8 +266,11 @@ export class RoundCall extends ElicitingCall {
     const entries: { key: string; pending: PendingElicitation }[] = [];
     for (const [key, request] of Object.entries(requests)) {
       const method = isPlainObject(request) ? request.method : undefined;
+      // Refused without asking anyone: the host's log hears of it, as of a refused form.
       if (method !== "elicitation/create") {
-        return `it asked for ${describeValue(method)} under "${key}", which this client does not offer`;
+        const message = `it asked for ${describeValue(method)} under "${key}", which this client does not offer`;
+        this.#refused(message);
+        return message;
       }
       const plan = planElicitation((request as JsonObject).params, this.asker, this.ids);
       if (plan.isErr()) {
@@ -268,7 +278,9 @@ export class RoundCall extends ElicitingCall {
         return `its input request "${key}" was refused: ${plan.error.message}`;
       }
       if (plan.value.mode === "url" && this.host.openUrl === undefined) {
-        return `it asked to open a URL under "${key}", which this client does not offer`;
+        const message = `it asked to open a URL under "${key}", which this client does not offer`;
+        this.#refused(message);
+        return message;
       }
       entries.push({
         key,

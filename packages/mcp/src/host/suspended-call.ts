@@ -22,10 +22,10 @@ export interface SuspendedRound {
   /** The server's `requestState`, echoed byte for byte on the retry. */
   readonly request_state?: string;
   /**
-   * The responses the round already had, by request key (a form the person finished before the
-   * turn suspended at the next one): a round closed while the call is suspended is sent with
-   * them, so the server hears the person's answers rather than the host's cancel. A resumed call
-   * that runs its tool again takes them from the recorded answers instead.
+   * The responses the round already had, by request key (a form the person finished, or a page
+   * they opened, before the turn suspended at the next one): the round is sent with them, when
+   * the call goes on or is closed while suspended, so the server hears the person's answers
+   * rather than the host's cancel, and a page opened then is not opened again.
    */
   readonly responses?: Readonly<Record<string, ElicitResponse>>;
 }

@@ -24,7 +24,8 @@ function unsafe(reason: string): Result<never, UnsupportedElicitation> {
 /**
  * Checks a URL-mode elicitation's URL before the person is asked to open it: `https` (plain
  * `http` only for this machine), no user name or password before the host (`https://bank.example@evil.example`
- * reads as a bank but opens evil.example), at most {@link MAX_URL_LENGTH} characters. Never throws.
+ * reads as a bank but opens evil.example), at most {@link MAX_URL_LENGTH} characters as given and
+ * once normalised (percent-encoded). Never throws.
  *
  * @example
  * checkElicitationUrl("https://xn--pple-43d.com/login")
@@ -40,6 +41,13 @@ export function checkElicitationUrl(url: unknown): Result<CheckedUrl, Unsupporte
     parsed = new URL(url);
   } catch {
     return unsafe(`does not parse: ${describeValue(url)}`);
+  }
+  // What is shown and opened is the normalised URL, which percent-encoding makes longer (a
+  // character outside ASCII in the path takes up to 12): the limit holds for it too.
+  if (parsed.href.length > MAX_URL_LENGTH) {
+    return unsafe(
+      `is ${parsed.href.length} characters long once encoded; at most ${MAX_URL_LENGTH} are offered`,
+    );
   }
   const loopback = LOOPBACK.includes(parsed.hostname);
   if (parsed.protocol !== "https:" && !(parsed.protocol === "http:" && loopback)) {

@@ -3,24 +3,41 @@
  * An entry lives until its call finishes or `ttlMs` passes.
  */
 export class SecretStore {
-  readonly #calls = new Map<string, Map<string, { pending: Promise<string>; value?: string }>>();
+  readonly #calls = new Map<string, StoredCall>();
   readonly #ttlMs: number;
 
   constructor(ttlMs = 3_600_000) {
     this.#ttlMs = ttlMs;
   }
 
+  /**
+   * Aborts once call `callId` is over here: finished, refused, or expired. A secret page of a
+   * 2026-07-28 call is given this, not a request's signal: each request ends with its round, while
+   * the page must stay open until the client comes back with the round's response.
+   */
+  signal(callId: string): AbortSignal {
+    return this.#call(callId).stop.signal;
+  }
+
   /** A secret page was opened for `questionId`; `answer` settles when it is submitted. */
   expect(callId: string, questionId: string, answer: Promise<string>): void {
-    let call = this.#calls.get(callId);
-    if (call === undefined) {
-      call = new Map();
-      this.#calls.set(callId, call);
-      setTimeout(() => this.#calls.delete(callId), this.#ttlMs).unref();
-    }
     // A rejected page must not become an unhandled rejection while nobody waits on it.
     answer.catch(() => undefined);
-    call.set(questionId, { pending: answer });
+    this.#call(callId).secrets.set(questionId, { pending: answer });
+  }
+
+  #call(callId: string): StoredCall {
+    let call = this.#calls.get(callId);
+    if (call === undefined) {
+      const made: StoredCall = { secrets: new Map(), stop: new AbortController() };
+      this.#calls.set(callId, made);
+      // Only this entry expires: a call of the same id stored again later keeps its own time.
+      setTimeout(() => {
+        if (this.#calls.get(callId) === made) this.forget(callId);
+      }, this.#ttlMs).unref();
+      call = made;
+    }
+    return call;
   }
 
   /** The submitted secret, waiting at most `timeoutMs`; undefined when it never came. */
@@ -30,7 +47,7 @@ export class SecretStore {
     timeoutMs: number,
     signal: AbortSignal,
   ): Promise<string | undefined> {
-    const entry = this.#calls.get(callId)?.get(questionId);
+    const entry = this.#calls.get(callId)?.secrets.get(questionId);
     if (entry === undefined) return undefined;
     const value = await settleWithin(entry.pending, timeoutMs, signal);
     if (value !== undefined) entry.value = value;
@@ -40,7 +57,7 @@ export class SecretStore {
   /** The secrets submitted so far in a call, by question id. */
   answers(callId: string): Record<string, string> {
     const out: Record<string, string> = {};
-    for (const [id, entry] of this.#calls.get(callId) ?? []) {
+    for (const [id, entry] of this.#calls.get(callId)?.secrets ?? []) {
       if (entry.value !== undefined) out[id] = entry.value;
     }
     return out;
@@ -48,12 +65,21 @@ export class SecretStore {
 
   /** The ids of a call's secret questions. */
   ids(callId: string): Set<string> {
-    return new Set(this.#calls.get(callId)?.keys() ?? []);
+    return new Set(this.#calls.get(callId)?.secrets.keys() ?? []);
   }
 
+  /** The call is over here: its secrets go, and its pages are told (see {@link signal}). */
   forget(callId: string): void {
+    const call = this.#calls.get(callId);
+    if (call === undefined) return;
     this.#calls.delete(callId);
+    call.stop.abort();
   }
+}
+
+interface StoredCall {
+  readonly secrets: Map<string, { pending: Promise<string>; value?: string }>;
+  readonly stop: AbortController;
 }
 
 /** The promise's value, or undefined when it rejects, `ms` pass or `signal` aborts first. */

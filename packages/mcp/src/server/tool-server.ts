@@ -10,6 +10,7 @@ import {
   type InputRequiredResult,
   inputRequired,
   inputResponse,
+  isInputRequiredResult,
   type McpRequestContext,
   McpServer,
   type McpServerFactory,
@@ -42,6 +43,12 @@ export interface SecretPage {
   begin(request: {
     readonly tool: string;
     readonly question: Question;
+    /**
+     * Aborts once the call no longer waits for this page: on 2025 revisions when the call returns
+     * or its client cancels it; on 2026-07-28, where the client comes back with a new request
+     * each round, when the call ends (a result, a failure, the client's decline), or an hour
+     * after the call's first page was made if the client never comes back.
+     */
     readonly signal: AbortSignal;
   }): Promise<{ readonly url: string; readonly answer: Promise<string> }>;
 }
@@ -125,6 +132,13 @@ export function createMcpToolServer(options: McpToolServerOptions): McpServerFac
           const elicitation = isPlainObject(declared) ? declared.elicitation : undefined;
           return isPlainObject(elicitation) && elicitation.url !== undefined;
         },
+        // 2025 revisions: the connection's declaration (a 2026-07-28 round is checked by the SDK).
+        // The SDK reads a 2025-06-18 client's `elicitation: {}` as forms (see form-capability
+        // tests).
+        takesForms: () => {
+          const elicitation = server.server.getClientCapabilities()?.elicitation;
+          return isPlainObject(elicitation) && elicitation.form !== undefined;
+        },
       };
       server.registerTool(
         name,
@@ -148,6 +162,8 @@ interface Serving {
   readonly secrets: SecretStore;
   /** Whether the client asking takes URL elicitations (the only way a secret may travel). */
   readonly opensPages: (ctx: ServerContext) => boolean;
+  /** Whether a 2025-era client takes form elicitations. */
+  readonly takesForms: () => boolean;
 }
 
 type Step =
@@ -219,14 +235,33 @@ async function servePushed(
   args: JsonObject,
   ctx: ServerContext,
 ): Promise<CallToolResult> {
+  // The call's secret pages are told when it returns, however it ends: its request's signal
+  // aborts only when the client cancels it.
+  const over = new AbortController();
+  try {
+    return await askPushed(serving, args, ctx, AbortSignal.any([ctx.mcpReq.signal, over.signal]));
+  } finally {
+    over.abort();
+  }
+}
+
+async function askPushed(
+  serving: Serving,
+  args: JsonObject,
+  ctx: ServerContext,
+  pageSignal: AbortSignal,
+): Promise<CallToolResult> {
   const call = { id: `mcp-${randomUUID()}`, arguments: args };
   const answers: Record<string, JsonValue> = {};
   const secret = new Set<string>();
   const signal = ctx.mcpReq.signal;
   const timeout = answerTimeout(serving);
-  for (let asked = 0; asked <= maxQuestions(serving); asked++) {
+  for (let asked = 0; ; asked++) {
     const step = await runTool(serving, call, answers, secret, signal);
     if (step.type === "done") return step.result;
+    // Checked before the question is sent, as on 2026-07-28: an answer the call cannot use is
+    // never asked for.
+    if (asked >= maxQuestions(serving)) return tooManyQuestions(serving);
     const { question } = step;
     let error: string | undefined;
     for (let attempt = 1; ; attempt++) {
@@ -234,7 +269,7 @@ async function servePushed(
         const page = serving.options.secretPage;
         if (page === undefined) return secretRefused(question);
         if (!serving.opensPages(ctx)) return secretNoPage(question);
-        const opened = await page.begin({ tool: serving.name, question, signal });
+        const opened = await page.begin({ tool: serving.name, question, signal: pageSignal });
         const reply = await ctx.mcpReq.elicitInput(
           { mode: "url", message: question.text, url: opened.url, elicitationId: randomUUID() },
           { timeout, signal },
@@ -256,11 +291,18 @@ async function servePushed(
       }
       const form = elicitationForQuestion(question, error === undefined ? {} : { error });
       if (form.isErr()) return errorResult(form.error.message);
-      const reply = await ctx.mcpReq.elicitInput(
+      if (!serving.takesForms()) return formsNotTaken(question);
+      // Sent as is rather than with the SDK's elicitInput, which throws (ending the call) when
+      // accepted content does not fit the form: the content is checked below, and an answer that
+      // does not fit is asked again with the problem, as on 2026-07-28.
+      const reply = await ctx.mcpReq.send(
         {
-          mode: "form",
-          message: form.value.message,
-          requestedSchema: form.value.requestedSchema as never,
+          method: "elicitation/create",
+          params: {
+            mode: "form",
+            message: form.value.message,
+            requestedSchema: form.value.requestedSchema,
+          },
         },
         { timeout, signal },
       );
@@ -282,7 +324,6 @@ async function servePushed(
       error = answer.error.message;
     }
   }
-  return tooManyQuestions(serving);
 }
 
 /** 2026-07-28: each question is an input-required result; the client retries with the answer. */
@@ -331,12 +372,12 @@ async function serveRound(
       view.content,
       signal,
     );
-    if (taken.type === "result") return taken.result;
+    if (taken.type === "result") return ended(serving, call.id, taken.result);
     if (taken.type === "answered") {
       answers[question.id] = taken.value;
       step = await runTool(serving, call, answers, serving.secrets.ids(call.id), signal);
     } else if (asking.attempt >= MAX_ANSWER_ATTEMPTS) {
-      return keptFailing(question, taken.error);
+      return ended(serving, call.id, keptFailing(question, taken.error));
     } else {
       error = taken.error;
       attempt = asking.attempt + 1;
@@ -346,17 +387,26 @@ async function serveRound(
     serving.secrets.forget(call.id);
     return step.result;
   }
-  if (Object.keys(answers).length >= maxQuestions(serving)) return tooManyQuestions(serving);
-  return askRound(serving, {
+  if (Object.keys(answers).length >= maxQuestions(serving)) {
+    return ended(serving, call.id, tooManyQuestions(serving));
+  }
+  const asked = await askRound(serving, {
     call,
     digest,
     answers,
     question: step.question,
     error,
     attempt,
-    signal,
     opensPages: serving.opensPages(ctx),
   });
+  // A question that cannot be asked ends the call.
+  return isInputRequiredResult(asked) ? asked : ended(serving, call.id, asked);
+}
+
+// The call ends with `result`: its secrets go, and its secret pages are told.
+function ended(serving: Serving, callId: string, result: CallToolResult): CallToolResult {
+  serving.secrets.forget(callId);
+  return result;
 }
 
 interface RoundAsk {
@@ -366,7 +416,6 @@ interface RoundAsk {
   readonly question: Question;
   readonly error: string | undefined;
   readonly attempt: number;
-  readonly signal: AbortSignal;
   /** Whether the asking client takes URL elicitations. */
   readonly opensPages: boolean;
 }
@@ -388,7 +437,11 @@ async function askRound(
     const page = serving.options.secretPage;
     if (page === undefined) return secretRefused(question);
     if (!ask.opensPages) return secretNoPage(question);
-    const opened = await page.begin({ tool: serving.name, question, signal: ask.signal });
+    const opened = await page.begin({
+      tool: serving.name,
+      question,
+      signal: serving.secrets.signal(call.id),
+    });
     serving.secrets.expect(call.id, question.id, opened.answer);
     return inputRequired({
       inputRequests: {
@@ -485,6 +538,13 @@ function secretNoPage(question: Question): CallToolResult {
     `Question "${question.id}" asks for a secret. MCP does not allow secrets in a form, and this ` +
       "client cannot open a page to collect it (it does not take URL elicitations); ask for it " +
       "another way or do without it.",
+  );
+}
+
+function formsNotTaken(question: Question): CallToolResult {
+  return errorResult(
+    `Question "${question.id}" needs an answer in a form, and this client does not take MCP ` +
+      "form elicitations; ask for it another way or do without it.",
   );
 }
 

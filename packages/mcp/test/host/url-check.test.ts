@@ -48,6 +48,11 @@ describe("checkElicitationUrl", () => {
       `https://example.com/${"a".repeat(MAX_URL_LENGTH)}`,
       `at most ${MAX_URL_LENGTH}`,
     ],
+    [
+      "a URL that only encoding makes overlong (what is shown and opened)",
+      `https://example.com/${"é".repeat(1000)}`,
+      `characters long once encoded; at most ${MAX_URL_LENGTH}`,
+    ],
   ])("refuses %s", (_name, url, message) => {
     const error = checkElicitationUrl(url)._unsafeUnwrapErr();
     expect(error.kind).toBe("unsafe-url");

@@ -137,6 +137,17 @@ describe.each(ERAS)("our tools served to a %s client", (version, negotiation) =>
     expect(out.text).toBe("n=[1,2]");
   });
 
+  it("an answer of the wrong type for its form is asked again, not the end of the call", async () => {
+    const out = await bare.call("ask_user", { question: "Deploy now?", answer_type: "boolean" }, [
+      accept({ answer: "yes" }),
+      accept({ answer: true }),
+    ]);
+    expect(bare.asked[1]?.message).toContain(
+      "Your previous answer was not accepted: expected true or false",
+    );
+    expect(out).toEqual({ text: '{"answer_type":"boolean","answer":true}', isError: false });
+  });
+
   it("an answer that keeps failing ends the call with the reason", async () => {
     const out = await bare.call(
       "count",
