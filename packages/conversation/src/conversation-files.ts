@@ -4,10 +4,21 @@ import { err, ok, Result } from "neverthrow";
 import type { z } from "zod";
 import { decodedOrUndefined, decodeEvent, encodeEvent } from "./codec.js";
 import type { StoreError } from "./errors.js";
-import { isConfigDelta, type StreamEvent } from "./events.js";
+import { isConfigDelta, isConversationEvent, type StreamEvent } from "./events.js";
 import { AtRestReader, toDisk } from "./internal/at-rest.js";
+import {
+  entriesText,
+  hasInexactInteger,
+  inexactEntries,
+  RawEntry,
+} from "./internal/exact-numbers.js";
 import { keepUnknownKeys } from "./internal/keep-unknown-keys.js";
 import { lazy, zod } from "./internal/lazy.js";
+import {
+  holdsInexactNumber,
+  numbersSeen,
+  uncheckedFieldsHoldInexactNumber,
+} from "./internal/numbers-seen.js";
 import { type ConversationBytes, revisionOf } from "./internal/revision.js";
 import { describe, readRegularFile } from "./internal/safe-fs.js";
 import {
@@ -130,6 +141,23 @@ const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 // was read, so strings that were not base64 on disk stay that way.
 const readFrom = new WeakMap<StreamEvent, unknown>();
 
+// The bytes a loaded `metadata.json` or `base_config.json` came from, when they hold an integer
+// JSON.parse rounded, with the JSON of the object as loaded: saved unchanged, the file is
+// written back as it was read, not with the rounded integer.
+const readBytes = new WeakMap<object, { readonly json: string; readonly bytes: Buffer }>();
+
+function keepBytes(value: object, bytes: Buffer): void {
+  if (hasInexactInteger(bytes.toString("utf-8"))) {
+    readBytes.set(value, { json: JSON.stringify(value), bytes });
+  }
+}
+
+// The bytes to write for a metadata or base configuration object.
+function fileBytes(value: object): Buffer {
+  const read = readBytes.get(value);
+  return read !== undefined && JSON.stringify(value) === read.json ? read.bytes : jsonBytes(value);
+}
+
 /** The base configuration of a conversation, from `base_config.json` or a legacy leading delta. */
 export function baseConfigOf(conversation: StoredConversation): JsonObject | undefined {
   if (conversation.layout === "base_config") return conversation.baseConfig;
@@ -150,11 +178,13 @@ export async function loadConversation(
   if (metadataJson.isErr()) return err(metadataJson.error);
   const metadata = decodeMetadata(metadataJson.value);
   if (metadata.isErr()) return err(corrupt(join(dir, FILES.metadata), metadata.error));
+  keepBytes(metadata.value, metadataBytes.value);
   const eventsBytes = await readRequired(join(dir, FILES.events));
   if (eventsBytes.isErr()) return err(eventsBytes.error);
-  const eventsJson = parseJson(join(dir, FILES.events), eventsBytes.value);
+  const eventsText = eventsBytes.value.toString("utf-8");
+  const eventsJson = parseJsonText(join(dir, FILES.events), eventsText);
   if (eventsJson.isErr()) return err(eventsJson.error);
-  const stream = decodeStoredEvents(join(dir, FILES.events), eventsJson.value);
+  const stream = decodeStoredEvents(join(dir, FILES.events), eventsJson.value, eventsText);
   if (stream.isErr()) return err(stream.error);
 
   let baseConfig: JsonObject | undefined;
@@ -171,6 +201,7 @@ export async function loadConversation(
       return err(corrupt(join(dir, FILES.baseConfig), "expected a JSON object"));
     }
     baseConfig = baseJson.value;
+    keepBytes(baseConfig, baseBytes.value);
     layout = "base_config";
   }
   const name = dir.split(/[\\/]/).filter(Boolean).pop() ?? dir;
@@ -231,9 +262,15 @@ export async function writeConversation(
     const writeBase =
       conversation.layout === "base_config" && conversation.baseConfig !== undefined;
     const files: ConversationBytes = {
-      events: jsonBytes(events),
-      baseConfig: writeBase ? jsonBytes(conversation.baseConfig) : current.value.baseConfig,
-      metadata: jsonBytes(conversation.metadata),
+      // Laid out entry by entry only when an entry is written as its text: nearly never.
+      events: events.some((entry) => entry instanceof RawEntry)
+        ? Buffer.from(entriesText(events), "utf-8")
+        : jsonBytes(events),
+      baseConfig:
+        writeBase && conversation.baseConfig !== undefined
+          ? fileBytes(conversation.baseConfig)
+          : current.value.baseConfig,
+      metadata: fileBytes(conversation.metadata),
     };
     const written = await commitFiles(dir, files, writeBase, lock.value, guard);
     if (written.isErr()) return err(written.error);
@@ -306,10 +343,18 @@ export async function readConversationBytes(
   }));
 }
 
-function decodeStoredEvents(path: string, json: unknown): Result<ConversationStream, StoreError> {
+function decodeStoredEvents(
+  path: string,
+  json: unknown,
+  text: string,
+): Result<ConversationStream, StoreError> {
   if (!Array.isArray(json)) return err(corrupt(path, "expected an array of events"));
   const events: StreamEvent[] = [];
   const reader = new AtRestReader();
+  // Whether an entry holds a number JSON.parse may have changed: noted while known events are
+  // checked, looked for in the rest (entries of unknown types, shapes the schemas read).
+  numbersSeen.inexact = false;
+  let inexact = false;
   for (let i = 0; i < json.length; i++) {
     let plain: unknown;
     try {
@@ -327,7 +372,22 @@ function decodeStoredEvents(path: string, json: unknown): Result<ConversationStr
     // written back as read: kept aside only when encoding it again would not give it back.
     const stray = isPlainObject(plain) && plain.outcome === "redacted" && "answer" in plain;
     if (!stray && (!reader.exact || encodeEvent(decoded) !== plain)) readFrom.set(decoded, json[i]);
+    if (!inexact) {
+      const known = decoded === plain && (isConversationEvent(decoded) || isConfigDelta(decoded));
+      inexact = known
+        ? uncheckedFieldsHoldInexactNumber(decoded as unknown as Record<string, unknown>)
+        : holdsInexactNumber(json[i]);
+    }
     events.push(decoded);
+  }
+  // An entry holding an integer JSON.parse rounded (or a -0) is written back as its text.
+  if (inexact || numbersSeen.inexact) {
+    for (const [i, raw] of inexactEntries(text)) {
+      const entry = json[i];
+      const stray = isPlainObject(entry) && entry.outcome === "redacted" && "answer" in entry;
+      const event = events[i];
+      if (!stray && event !== undefined) readFrom.set(event, raw);
+    }
   }
   return ok(adoptEvents(events));
 }
@@ -341,8 +401,12 @@ async function readRequired(path: string): Promise<Result<Buffer, StoreError>> {
 }
 
 function parseJson(path: string, bytes: Buffer): Result<unknown, StoreError> {
+  return parseJsonText(path, bytes.toString("utf-8"));
+}
+
+function parseJsonText(path: string, text: string): Result<unknown, StoreError> {
   try {
-    return ok(JSON.parse(bytes.toString("utf-8")));
+    return ok(JSON.parse(text));
   } catch (cause) {
     return err(corrupt(path, `not valid JSON (${describe(cause)})`));
   }

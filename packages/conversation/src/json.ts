@@ -1,4 +1,5 @@
 import { lazy, zod } from "./internal/lazy.js";
+import { numbersSeen } from "./internal/numbers-seen.js";
 
 /** Any JSON value, as `JSON.parse` produces it. */
 export type JsonValue =
@@ -30,6 +31,7 @@ function checkShallow(value: unknown, depth: number): boolean {
     case "boolean":
       return true;
     case "number":
+      noteNumber(value);
       return Number.isFinite(value);
     case "object":
       break;
@@ -59,6 +61,7 @@ function checkDeep(value: unknown): boolean {
     }
     if (next === null || typeof next === "string" || typeof next === "boolean") continue;
     if (typeof next === "number") {
+      noteNumber(next);
       if (!Number.isFinite(next)) return false;
       continue;
     }
@@ -70,6 +73,13 @@ function checkDeep(value: unknown): boolean {
     for (const key in next) pending.push(next[key]);
   }
   return true;
+}
+
+// A number JSON.parse may not have read exactly (see internal/numbers-seen.ts).
+function noteNumber(value: number): void {
+  if (Number.isSafeInteger(value) ? value === 0 && 1 / value < 0 : Number.isInteger(value)) {
+    numbersSeen.inexact = true;
+  }
 }
 
 /** Whether `value` is a plain object (`{}` literal or `JSON.parse` output), not an array. */

@@ -285,6 +285,118 @@ describe("save and load", () => {
     expect(await readFile(join(root, "b", "events.json"), "utf-8")).toBe(text);
   });
 
+  it("writes back integers a double cannot hold, and -0, as they were read", async () => {
+    // An id past 2^53 in a tool's arguments, a u64 in a config delta: JP reads them exactly.
+    const call = `{
+    "timestamp": "t",
+    "type": "tool_call_request",
+    "id": "t1",
+    "name": "get_post",
+    "arguments": {
+      "post_id": 1790123456789012345,
+      "offset": -0,
+      "ratio": 1.0,
+      "note": "${b64("a -0 and 12345678901234567890 in text")}"
+    }
+  }`;
+    const delta = `{"timestamp":"t","type":"config_delta","delta":{"seed":18446744073709551615,"list":[{"n":[9007199254740993]}]}}`;
+    // Also in a field of no known place, and in an entry of a type this version does not know.
+    const extra = `{"timestamp":"t","type":"chat_request","content":"x","trace":{"span":12345678901234567891}}`;
+    const future = `{"timestamp":"t","type":"future_event","at":-9223372036854775808}`;
+    const text = `[
+  {
+    "timestamp": "t",
+    "type": "turn_start"
+  },
+  ${extra},
+  ${call},
+  ${delta},
+  ${future}
+]
+`;
+    await writeConversation(join(root, "a"), { "metadata.json": metadata, "events.json": text });
+    const loaded = (await loadConversation(join(root, "a")))._unsafeUnwrap();
+    loaded.stream.append(
+      createEvent("tool_call_response", { id: "t1", content: "done", is_error: false }),
+    );
+    (await saveConversation(join(root, "a"), loaded))._unsafeUnwrap();
+    const saved = await readFile(join(root, "a", "events.json"), "utf-8");
+    expect(saved.startsWith(text.slice(0, -"\n]\n".length))).toBe(true);
+    expect(saved).toContain('"post_id": 1790123456789012345,');
+    expect(saved).toContain('"offset": -0,');
+    expect(saved).toContain('"seed":18446744073709551615,');
+    expect(saved).toContain("9007199254740993");
+    expect(saved).toContain('"span":12345678901234567891');
+    expect(saved).toContain('"at":-9223372036854775808');
+    // The rest of the file is still JSON.stringify's, and loads again.
+    const again = (await loadConversation(join(root, "a")))._unsafeUnwrap();
+    expect(again.stream.events).toHaveLength(6);
+    expect(again.stream.events[5]).toMatchObject({ type: "tool_call_response", content: "done" });
+  });
+
+  it.each([
+    [
+      "a tool's arguments",
+      `{"timestamp":"t","type":"tool_call_request","id":"a","name":"n","arguments":{"id":12345678901234567891}}`,
+    ],
+    [
+      "a config delta",
+      `{"timestamp":"t","type":"config_delta","delta":{"seed":18446744073709551615}}`,
+    ],
+    [
+      "an answer",
+      `{"timestamp":"t","type":"inquiry_response","outcome":"answered","id":"a.q.1","answer":-0}`,
+    ],
+    [
+      "metadata",
+      `{"timestamp":"t","type":"chat_response","message":"m","metadata":{"n":12345678901234567891}}`,
+    ],
+    [
+      "a field of no known place",
+      `{"timestamp":"t","type":"turn_start","n":[12345678901234567891]}`,
+    ],
+    [
+      "a cancelled response",
+      `{"timestamp":"t","type":"inquiry_response","outcome":"cancelled","id":"a.q.1","reason":"user","n":-0}`,
+    ],
+    [
+      "a legacy response",
+      `{"timestamp":"t","type":"inquiry_response","id":"a.q.1","answer":12345678901234567891}`,
+    ],
+    [
+      "an entry of an unknown type",
+      `{"timestamp":"t","type":"future_event","at":-9223372036854775808}`,
+    ],
+  ])("writes back such a number held only in %s", async (_where, entry) => {
+    const text = `[\n  {"timestamp":"t","type":"chat_request","content":"x"},\n  ${entry}\n]\n`;
+    await writeConversation(join(root, "a"), { "metadata.json": metadata, "events.json": text });
+    const loaded = (await loadConversation(join(root, "a")))._unsafeUnwrap();
+    (await saveConversation(join(root, "b"), loaded))._unsafeUnwrap();
+    expect(await readFile(join(root, "b", "events.json"), "utf-8")).toContain(`  ${entry}\n`);
+  });
+
+  it("writes metadata.json and base_config.json holding such integers back as read, unless changed", async () => {
+    const meta = `{"last_activated_at":"t","chat_id":-1001234567890123456}\n`;
+    const base = `{\n  "assistant": {\n    "seed": 18446744073709551615\n  }\n}\n`;
+    const events = `[{"timestamp":"t","type":"turn_start"},{"timestamp":"t","type":"chat_request","content":"x"}]`;
+    await writeConversation(join(root, "a"), {
+      "metadata.json": meta,
+      "base_config.json": base,
+      "events.json": events,
+    });
+    const loaded = (await loadConversation(join(root, "a")))._unsafeUnwrap();
+    loaded.stream.startTurn("more");
+    (await saveConversation(join(root, "a"), loaded))._unsafeUnwrap();
+    expect(await readFile(join(root, "a", "metadata.json"), "utf-8")).toBe(meta);
+    expect(await readFile(join(root, "a", "base_config.json"), "utf-8")).toBe(base);
+
+    // Changed in memory, it is written from memory.
+    loaded.metadata.title = "Renamed";
+    (await saveConversation(join(root, "a"), loaded))._unsafeUnwrap();
+    expect(await readJson(join(root, "a", "metadata.json"))).toMatchObject({ title: "Renamed" });
+    expect(await readFile(join(root, "a", "base_config.json"), "utf-8")).toBe(base);
+  });
+
   it("a tool-argument key named __proto__ survives load and save", async () => {
     const text = `[{"timestamp":"t","type":"turn_start"},{"timestamp":"t","type":"chat_request","content":"x"},{"timestamp":"t","type":"tool_call_request","id":"a","name":"json_edit","arguments":{"set":{"__proto__":"${b64("polluted?")}","k":"${b64("v")}"}}}]`;
     await writeConversation(join(root, "a"), { "metadata.json": metadata, "events.json": text });

@@ -49,9 +49,10 @@ function isCancellation(error: unknown): boolean {
 /**
  * Creates the terminal prompt backend: questions of every answer type, permission and
  * result-delivery prompts, drawn with `@inquirer/core` on `/dev/tty`. Every string that a model
- * or tool controls is neutralized before it is drawn. Ctrl+C, end of input at the prompt (stdin
- * closed, the terminal hung up) or an aborted signal resolves `{type: "cancelled"}`; a prompt
- * that cannot reach the terminal at all rejects with `HumanUnreachableError`.
+ * or tool controls is neutralized before it is drawn. Ctrl+C, end of input at the prompt (Ctrl+D
+ * on an empty line, stdin closed) or an aborted signal resolves `{type: "cancelled"}`; a terminal
+ * that hangs up mid-prompt, or that a prompt cannot reach at all, rejects with
+ * `HumanUnreachableError`.
  *
  * @example
  * ```ts
@@ -78,10 +79,16 @@ export function createTerminalPromptBackend(
     inFlight.add(stop);
     const session = new TerminalSession({ ttyPath, input, output });
     let ended = false;
+    let endKey = false;
     let unsubscribe = () => {};
+    let unsubscribeKey = () => {};
     try {
       unsubscribe = session.onInputEnd(() => {
         ended = true;
+        stop.abort();
+      });
+      unsubscribeKey = session.onEndOfInputKey(() => {
+        endKey = true;
         stop.abort();
       });
       const ui = createTerminalUi(session, AbortSignal.any([signal, stop.signal]), env);
@@ -96,12 +103,13 @@ export function createTerminalPromptBackend(
       if (ended) return { type: "cancelled" } as ReplyFor<R>;
       if (isCancellation(error)) {
         // Inquirer leaves the prompt's last frame on screen; say plainly that it was left.
-        if (!stop.signal.aborted) session.write("\n✖ cancelled\n");
+        if (!stop.signal.aborted || endKey) session.write("\n✖ cancelled\n");
         return { type: "cancelled" } as ReplyFor<R>;
       }
       throw error;
     } finally {
       unsubscribe();
+      unsubscribeKey();
       inFlight.delete(stop);
       session.release();
     }

@@ -63,6 +63,32 @@ describe("cancellation", () => {
     },
   );
 
+  // Ctrl+D on an empty line is end of input (readline closes): the person's cancel, at once,
+  // never a prompt left waiting on a terminal that echoes again.
+  it.each([
+    ["text input", questionRequest({ answer_type: { type: "text" } }), "Proceed?"],
+    ["secret input", questionRequest({ answer_type: { type: "secret" } }), "Proceed?"],
+    ["boolean keys", questionRequest({ answer_type: { type: "boolean" } }), "[y,n]"],
+    ["permission keys", permissionRequest(), "[y,Y,n,N,r,e,p]"],
+  ] as const)("Ctrl+D at the %s resolves cancelled", async (_what, request, ready) => {
+    const { term, ask } = harness();
+    const reply = ask(request);
+    await term.waitFor(ready);
+    term.press("\x04");
+    await expect(reply).resolves.toEqual({ type: "cancelled" });
+    expect(term.plain()).toContain("✖ cancelled");
+  });
+
+  it("Ctrl+D after typed text deletes forward, as readline does: the prompt goes on", async () => {
+    const { term, ask } = harness();
+    const reply = ask(questionRequest({ answer_type: { type: "text" } }));
+    await term.waitFor("Proceed?");
+    term.press("ab", "\x04");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    term.press("c", KEYS.enter);
+    await expect(reply).resolves.toEqual({ type: "answer", value: "abc" });
+  });
+
   it("an aborted signal resolves cancelled", async () => {
     const { term, ask } = harness();
     const controller = new AbortController();

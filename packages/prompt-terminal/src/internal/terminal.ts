@@ -51,6 +51,7 @@ function openTty(ttyPath: string): Streams {
     const output = new WriteStream(outputFd);
     quietWhenHungUp(input);
     quietWhenHungUp(output);
+    followResizes(output);
     return { input, output, owned: true };
   } catch (cause) {
     for (const fd of fds) closeSync(fd);
@@ -124,6 +125,27 @@ export class TerminalSession {
   }
 
   /**
+   * Calls `listener` when the person ends the input with Ctrl+D on an empty line. Readline takes
+   * that key as end of input and closes, turning the terminal's echo back on, but the prompt on
+   * it is not told and would wait on, showing whatever is typed next (a secret too). Returns the
+   * unsubscriber.
+   */
+  onEndOfInputKey(listener: () => void): () => void {
+    const { input } = this.streams();
+    const onKeypress = (_text: unknown, key: { ctrl?: boolean; name?: string } | undefined) => {
+      if (key?.ctrl !== true || key.name !== "d") return;
+      // Readline handles the key after this listener: a closed readline has paused the input.
+      setImmediate(() => {
+        if (input.isPaused()) listener();
+      });
+    };
+    input.on("keypress", onKeypress);
+    return () => {
+      input.removeListener("keypress", onKeypress);
+    };
+  }
+
+  /**
    * Stdio for an editor child: the terminal itself when we draw on `ttyPath` (never the
    * process's stdout, which may be piped); nothing when streams were injected (tests).
    */
@@ -179,6 +201,26 @@ function quietWhenHungUp(stream: ReadStream | WriteStream): void {
     }
     return emit(event, ...args);
   }) as typeof stream.emit;
+}
+
+/**
+ * Node.js updates the size of `process.stdout` when the window is resized (SIGWINCH), not that
+ * of a terminal stream opened from a path: inquirer would go on wrapping the prompt at the old
+ * width, and after a window was made narrower every key would leave a copy of the prompt on the
+ * screen. The stream's size is refreshed on every resize while it is open.
+ */
+function followResizes(output: WriteStream): void {
+  const refresh = () => {
+    if (output.destroyed) return;
+    try {
+      // Not in Node.js's typings; what it calls for process.stdout on SIGWINCH.
+      (output as unknown as { _refreshSize?: () => void })._refreshSize?.();
+    } catch {
+      // A terminal gone meanwhile: its size no longer matters.
+    }
+  };
+  process.on("SIGWINCH", refresh);
+  output.once("close", () => process.removeListener("SIGWINCH", refresh));
 }
 
 // Terminal streams whose terminal has hung up (see quietWhenHungUp).
