@@ -18,6 +18,7 @@ export type LineEvent =
   | { readonly type: "oversize_end"; readonly answering: RpcId | undefined };
 
 const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
 
 /**
  * Splits a byte stream into newline-delimited lines. Chunks may end anywhere (even inside a
@@ -68,7 +69,9 @@ export class LineSplitter {
       this.#discarding.push(part);
       return;
     }
-    if (this.#size + part.length > this.#maxBytes) {
+    // One byte past the limit may be the `\r` of a CRLF, which is not part of the line: known
+    // only once the line ends (see #finishLine).
+    if (this.#size + part.length > this.#maxBytes + 1) {
       events.push({ type: "oversize", bytes: this.#size + part.length });
       const scanner = new MemberScanner();
       for (const chunk of this.#chunks) scanner.push(chunk);
@@ -92,6 +95,14 @@ export class LineSplitter {
     const bytes = Buffer.concat(this.#chunks, this.#size);
     this.#chunks = [];
     this.#size = 0;
+    if (bytes.length > this.#maxBytes && bytes[bytes.length - 1] !== CARRIAGE_RETURN) {
+      // One byte too long, and not for a CRLF's `\r`: oversize after all.
+      events.push({ type: "oversize", bytes: bytes.length });
+      const scanner = new MemberScanner();
+      scanner.push(bytes);
+      events.push({ type: "oversize_end", answering: scanner.responseId() });
+      return;
+    }
     let text = bytes.toString("utf8");
     if (text.endsWith("\r")) text = text.slice(0, -1);
     if (text.trim() === "") return;

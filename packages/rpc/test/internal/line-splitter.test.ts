@@ -78,6 +78,39 @@ describe("LineSplitter", () => {
     ]);
   });
 
+  it("does not count a CRLF's \\r toward the limit: a line of exactly the limit ends with \\r\\n", () => {
+    expect(lines(new LineSplitter(4).push("abcd\r\nabcde\r\n"))).toEqual([
+      "abcd",
+      // The bytes seen when the limit was passed, `\r` included.
+      { type: "oversize", bytes: 6 },
+      { type: "oversize_end", answering: undefined },
+    ]);
+    // In pieces, the `\r` arriving alone.
+    const splitter = new LineSplitter(4);
+    expect(lines(splitter.push("abcd"))).toEqual([]);
+    expect(lines(splitter.push("\r"))).toEqual([]);
+    expect(lines(splitter.push("\n"))).toEqual(["abcd"]);
+  });
+
+  it("a line one byte over the limit is oversize, also when that byte comes last or at the end of input", () => {
+    const splitter = new LineSplitter(4);
+    expect(lines(splitter.push("abcd"))).toEqual([]);
+    expect(lines(splitter.push("e\n"))).toEqual([
+      { type: "oversize", bytes: 5 },
+      { type: "oversize_end", answering: undefined },
+    ]);
+    expect(lines(splitter.push("abcde"))).toEqual([]);
+    expect(lines(splitter.end())).toEqual([
+      { type: "oversize", bytes: 5 },
+      { type: "oversize_end", answering: undefined },
+    ]);
+    // A lone `\r` inside the line is a byte of it like any other.
+    expect(lines(new LineSplitter(4).push("ab\rcd\n"))).toEqual([
+      { type: "oversize", bytes: 5 },
+      { type: "oversize_end", answering: undefined },
+    ]);
+  });
+
   it("counts the limit in bytes, not characters", () => {
     expect(lines(new LineSplitter(4).push("éé\néé!\n"))).toEqual([
       "éé",
