@@ -1,16 +1,7 @@
-// maxQuestionsPerCall: a call that would ask more fails before the question is sent, in both eras,
-// so nobody answers a question whose answer the call cannot use.
-import { ConversationStream } from "@jp/conversation";
-import {
-  type BuiltinTool,
-  builtinExecutor,
-  type PromptBackend,
-  ToolCoordinator,
-  TurnState,
-} from "@jp/coordinator";
+import { type BuiltinTool, builtinExecutor, type PromptBackend, TurnState } from "@jp/coordinator";
 import { describe, expect, it } from "vitest";
 import { createMcpToolServer } from "../../src/index.js";
-import { servedInProcess } from "../support.js";
+import { attachedCoordinator, servedInProcess } from "../support.js";
 
 // Asks q1, q2 and q3 in turn, then finishes.
 const threeQuestions: BuiltinTool = {
@@ -47,15 +38,7 @@ async function served(era: "2025-11-25" | "2026-07-28", maxQuestionsPerCall: num
   });
   const { connection, close } = await servedInProcess(era, factory);
   try {
-    const stream = ConversationStream.empty();
-    stream.startTurn("Go.");
-    const coordinator = new ToolCoordinator({
-      stream,
-      tools: { "*": { run: "unattended" } },
-      executors: connection,
-      prompts: person,
-    });
-    connection.attach(coordinator, { stream });
+    const { coordinator } = attachedCoordinator(connection, { prompts: person });
     const { responses } = await coordinator.run([{ id: "c1", name: "t", arguments: {} }], {
       turn: new TurnState(),
     });

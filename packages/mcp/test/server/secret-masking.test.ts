@@ -1,17 +1,8 @@
-// A tool of ours served over MCP that quotes a secret answer after it arrives: what reaches the
-// client (and so its model and its record) has the secret masked, as under the coordinator.
-import { ConversationStream } from "@jp/conversation";
-import {
-  type BuiltinTool,
-  builtinExecutor,
-  type PromptBackend,
-  ToolCoordinator,
-  TurnState,
-} from "@jp/coordinator";
+import { type BuiltinTool, builtinExecutor, type PromptBackend, TurnState } from "@jp/coordinator";
 import type { Question } from "@jp/tool";
 import { describe, expect, it } from "vitest";
 import { createMcpToolServer, type SecretPage } from "../../src/index.js";
-import { servedInProcess } from "../support.js";
+import { attachedCoordinator, servedInProcess } from "../support.js";
 
 const SECRET = "sk-LIVE-0123456789";
 const MASK = "[redacted secret]";
@@ -64,15 +55,7 @@ async function served(era: "2025-11-25" | "2026-07-28", after: After) {
   });
   const { connection, close } = await servedInProcess(era, factory, { openUrl: () => {} });
   try {
-    const stream = ConversationStream.empty();
-    stream.startTurn("Log in.");
-    const coordinator = new ToolCoordinator({
-      stream,
-      tools: { "*": { run: "unattended" } },
-      executors: connection,
-      prompts: person,
-    });
-    connection.attach(coordinator, { stream });
+    const { stream, coordinator } = attachedCoordinator(connection, { prompts: person });
     const { responses } = await coordinator.run([{ id: "c1", name: "login", arguments: {} }], {
       turn: new TurnState(),
     });

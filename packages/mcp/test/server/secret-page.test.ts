@@ -11,7 +11,7 @@ import {
 } from "@jp/coordinator";
 import { describe, expect, it } from "vitest";
 import { createMcpToolServer, type SecretPage } from "../../src/index.js";
-import { servedInProcess } from "../support.js";
+import { attachedCoordinator, servedInProcess } from "../support.js";
 
 const SECRET = "sk-LIVE-0123456789";
 
@@ -61,15 +61,7 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("on %s", (era) => {
     });
     const { connection, close } = await servedInProcess(era, factory, { openUrl: () => {} });
     try {
-      const stream = ConversationStream.empty();
-      stream.startTurn("Log in.");
-      const coordinator = new ToolCoordinator({
-        stream,
-        tools: { "*": { run: "unattended" } },
-        executors: connection,
-        prompts: person,
-      });
-      connection.attach(coordinator, { stream });
+      const { coordinator } = attachedCoordinator(connection, { prompts: person });
       const { responses } = await coordinator.run([{ id: "c1", name: "login", arguments: {} }], {
         turn: new TurnState(),
       });
