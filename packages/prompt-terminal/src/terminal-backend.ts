@@ -23,13 +23,20 @@ export interface TerminalPromptBackendOptions {
   readonly env?: NodeJS.ProcessEnv;
 }
 
-/** A {@link PromptBackend} on a terminal; `close()` cancels prompts in flight and frees the terminal. */
+/** A {@link PromptBackend} on a terminal; `close()` ends it and frees the terminal. */
 export interface TerminalPromptBackend extends PromptBackend {
   /** Shows one prompt on the terminal and resolves with the person's reply. */
   ask<R extends PromptRequest>(request: R, options: AskOptions): Promise<ReplyFor<R>>;
-  /** Cancels any prompt in flight (it resolves `{type: "cancelled"}`). Idempotent. */
+  /**
+   * Ends the backend and frees the terminal. The prompt on screen and those waiting their turn
+   * reject with `HumanUnreachableError`, as does any prompt asked afterwards, and
+   * `isHumanReachable()` is `false` from then on: closing is the host's doing, so it is recorded
+   * as the person not reached, never as their cancel. Idempotent.
+   */
   close(): void;
 }
+
+const CLOSED = "the terminal prompt backend was closed";
 
 /**
  * The error names with which inquirer (and the editor runner) report a stop: Ctrl+C
@@ -51,8 +58,8 @@ function isCancellation(error: unknown): boolean {
  * result-delivery prompts, drawn with `@inquirer/core` on `/dev/tty`. Every string that a model
  * or tool controls is neutralized before it is drawn. Ctrl+C, end of input at the prompt (Ctrl+D
  * on an empty line, stdin closed) or an aborted signal resolves `{type: "cancelled"}`; a terminal
- * that hangs up mid-prompt, or that a prompt cannot reach at all, rejects with
- * `HumanUnreachableError`.
+ * that hangs up mid-prompt, a prompt that cannot reach it at all, and prompts cut short or
+ * asked after `close()` reject with `HumanUnreachableError`.
  *
  * @example
  * ```ts
@@ -70,11 +77,13 @@ export function createTerminalPromptBackend(
     throw new TypeError("createTerminalPromptBackend: give both `input` and `output`, or neither");
   }
   let reachable: boolean | undefined;
+  let closed = false;
   let queue: Promise<unknown> = Promise.resolve();
   const inFlight = new Set<AbortController>();
 
   async function show<R extends PromptRequest>(request: R, signal: AbortSignal) {
     if (signal.aborted) return { type: "cancelled" } as ReplyFor<R>;
+    if (closed) throw new HumanUnreachableError(CLOSED);
     const stop = new AbortController();
     inFlight.add(stop);
     const session = new TerminalSession({ ttyPath, input, output });
@@ -101,6 +110,12 @@ export function createTerminalPromptBackend(
         throw new HumanUnreachableError("the terminal hung up while the prompt was shown");
       }
       if (ended) return { type: "cancelled" } as ReplyFor<R>;
+      // Closed by the host while shown: nobody decided. The coordinator's own stop (the signal)
+      // is its to record.
+      if (closed && !endKey && !signal.aborted) {
+        session.write("\n✖ closed\n");
+        throw new HumanUnreachableError(`${CLOSED} while the prompt was shown`);
+      }
       if (isCancellation(error)) {
         // Inquirer leaves the prompt's last frame on screen; say plainly that it was left.
         if (!stop.signal.aborted || endKey) session.write("\n✖ cancelled\n");
@@ -117,6 +132,7 @@ export function createTerminalPromptBackend(
 
   return {
     isHumanReachable() {
+      if (closed) return false;
       if (input !== undefined) return !inputEnded(input);
       // A controlling terminal does not come and go during a run: check once.
       reachable ??= ttyOpens(ttyPath);
@@ -130,6 +146,7 @@ export function createTerminalPromptBackend(
       return turn;
     },
     close() {
+      closed = true;
       for (const stop of inFlight) stop.abort();
     },
   };

@@ -120,10 +120,53 @@ describe("cancellation", () => {
     }
   });
 
-  it("close() cancels the prompt in flight", async () => {
+  // Closing is the host's doing: the person did not cancel, they were no longer reachable.
+  it("close() fails the prompt in flight as the person not reached, not as their cancel", async () => {
     const { term, ask, backend } = harness();
     const reply = ask(deliverRequest());
     await term.waitFor("[y,n,e]");
+    backend.close();
+    const error = await reply.then(
+      () => undefined,
+      (cause: unknown) => cause,
+    );
+    expect(error).toBeInstanceOf(HumanUnreachableError);
+    expect(String(error)).toContain(
+      "the terminal prompt backend was closed while the prompt was shown",
+    );
+    expect(term.plain()).toContain("✖ closed");
+    expect(term.plain()).not.toContain("cancelled");
+  });
+
+  it("after close(), prompts waiting their turn and prompts asked later fail unshown", async () => {
+    const { term, ask, backend } = harness();
+    const first = ask(deliverRequest({ tool_name: "first" }));
+    const queued = ask(deliverRequest({ tool_name: "second" }));
+    await term.waitFor("[y,n,e]");
+    expect(backend.isHumanReachable()).toBe(true);
+    backend.close();
+    backend.close(); // idempotent
+    const failures = await Promise.all(
+      [first, queued, ask(deliverRequest({ tool_name: "third" }))].map((reply) =>
+        reply.then(
+          () => undefined,
+          (cause: unknown) => cause,
+        ),
+      ),
+    );
+    for (const error of failures) expect(error).toBeInstanceOf(HumanUnreachableError);
+    expect(String(failures[1])).toContain("the terminal prompt backend was closed");
+    expect(term.plain()).not.toContain("second");
+    expect(term.plain()).not.toContain("third");
+    expect(backend.isHumanReachable()).toBe(false);
+  });
+
+  it("a signal aborted together with close() stays the coordinator's stop", async () => {
+    const { term, ask, backend } = harness();
+    const controller = new AbortController();
+    const reply = ask(deliverRequest(), controller.signal);
+    await term.waitFor("[y,n,e]");
+    controller.abort();
     backend.close();
     await expect(reply).resolves.toEqual({ type: "cancelled" });
   });
