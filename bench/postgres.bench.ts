@@ -379,7 +379,7 @@ export async function postgresBench(): Promise<Row[]> {
       suite: SUITE,
       title:
         "round trips per core across processes, against the file store's round trip in one process",
-      measured: `${num(live.rate / cores)}/s per core; FileConversationStore ${num(fileRate)}/s (suspend + save, answer, load + resume + save; no fsync); the same durable round trip in PostgreSQL ${num(pgDurable)}/s in one process`,
+      measured: `${num(live.rate / cores)}/s per core; FileConversationStore ${num(fileRate)}/s (suspend + save, answer, load + resume + save; each save flushed to the disk); the same durable round trip in PostgreSQL ${num(pgDurable)}/s in one process`,
       values: {
         perCore: live.rate / cores,
         fileStorePerSecond: fileRate,

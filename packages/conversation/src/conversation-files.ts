@@ -1,4 +1,4 @@
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { err, ok, Result } from "neverthrow";
 import type { z } from "zod";
@@ -20,7 +20,12 @@ import {
   uncheckedFieldsHoldInexactNumber,
 } from "./internal/numbers-seen.js";
 import { type ConversationBytes, revisionOf } from "./internal/revision.js";
-import { describe, readRegularFile } from "./internal/safe-fs.js";
+import {
+  describe,
+  readRegularFile,
+  syncDirectory,
+  writeNewFileDurably,
+} from "./internal/safe-fs.js";
 import {
   acquireSaveLock,
   holdsSaveLock,
@@ -282,8 +287,10 @@ export async function writeConversation(
   }
 }
 
-// Every file is written beside its target first; the renames follow only while the lock is
-// still this writer's, so a crash leaves either the old or the new file, never half of one.
+// Every file is written beside its target first and flushed to the disk; the renames follow
+// only while the lock is still this writer's, and the directory is flushed after them. So a
+// crash, of the process or of the machine, leaves either the old or the new file, never half of
+// one, and a save that returned is on the disk.
 async function commitFiles(
   dir: string,
   files: ConversationBytes,
@@ -305,7 +312,7 @@ async function commitFiles(
       const target = join(dir, file);
       const temp = tempPathFor(target);
       temps.push([temp, target]);
-      await writeFile(temp, bytes, { flag: "wx" });
+      await writeNewFileDurably(temp, bytes);
     }
     if (!(await holdsSaveLock(lock))) {
       return err({
@@ -317,6 +324,7 @@ async function commitFiles(
     const after = await guard();
     if (after.isErr()) return after;
     for (const [temp, target] of temps) await rename(temp, target);
+    await syncDirectory(dir);
     return ok(undefined);
   } finally {
     for (const [temp] of temps) await rm(temp, { force: true });

@@ -20,6 +20,7 @@ import {
   ensureRealDirectory,
   realDirectory,
   sameEntry,
+  syncDirectory,
   unsafe,
 } from "./internal/safe-fs.js";
 import { ConversationStream } from "./stream.js";
@@ -146,7 +147,11 @@ export class FileConversationStore {
       { ...options, expectedRevision },
       guard,
     );
-    if (saved.isOk()) conversation.revision = saved.value.revision;
+    if (saved.isOk()) {
+      // A new conversation's directory is an entry of the root: flushed too, so it stays.
+      if (expectedRevision === null) await syncDirectory(this.root);
+      conversation.revision = saved.value.revision;
+    }
     return saved;
   }
 

@@ -10,6 +10,41 @@ import type { StoreError } from "../errors.js";
 // O_NONBLOCK keeps a FIFO planted under a file's name from hanging the open.
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
+/**
+ * Writes `bytes` to a new file at `path` (failing if one exists) and waits until the disk holds
+ * them: a file renamed into place afterwards is whole even if the machine loses power.
+ */
+export async function writeNewFileDurably(path: string, bytes: Buffer): Promise<void> {
+  const handle = await open(path, "wx");
+  try {
+    await handle.writeFile(bytes);
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Waits until the disk holds the entries of directory `path` (files created or renamed in it).
+ * Best effort: where a directory cannot be opened or flushed (Windows, some network file
+ * systems), the files are in place all the same and nothing is reported.
+ */
+export async function syncDirectory(path: string): Promise<void> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, constants.O_RDONLY);
+  } catch {
+    return;
+  }
+  try {
+    await handle.sync();
+  } catch {
+    // The renames are done and visible; a save is not undone for a flush the system refuses.
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The error code of a Node.js system error, if it is one. */
 export function codeOf(cause: unknown): string | undefined {
   const code = (cause as { code?: unknown } | null)?.code;
