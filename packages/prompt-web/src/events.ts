@@ -19,7 +19,8 @@ export interface WebPromptsEvents {
   "page-disconnected": (event: { readonly pages: number }) => void;
   /**
    * A prompt is waiting on the page. `request` is the prompt as asked, but without a question's
-   * `initial`: when the person went back, it holds their earlier answer.
+   * `initial` (when the person went back, it holds their earlier answer) and `error` (why it is
+   * asked again; it quotes the answer refused).
    */
   "prompt-opened": (event: {
     readonly promptId: string;

@@ -270,6 +270,26 @@ describe("replies", () => {
     expect(await reply).toEqual({ type: "cancelled" });
   });
 
+  it("the prompt-opened event leaves out why a question is asked again: it quotes the rejected answer", async () => {
+    // Asked again after an answer that did not validate: `error` says what came.
+    const request: QuestionPromptRequest = {
+      ...TEXT_QUESTION,
+      inquiry_id: "call_1.answer.2",
+      error: 'expected one of "Ada", "Grace", got "Ada Lovelace, 12 Main St"',
+    };
+    const events: unknown[] = [];
+    web.on("prompt-opened", (event) => events.push(event));
+    const { id, reply, abort } = await openPrompt(web, request);
+    expect(JSON.stringify(events)).not.toContain("Ada Lovelace");
+    const { error: _error, ...rest } = request;
+    expect(events).toEqual([{ promptId: id, conversationId: "default", request: rest }]);
+    // The page still shows the person why.
+    const [prompt] = (await state(web)).conversations[0]?.prompts ?? [];
+    expect(prompt?.request).toEqual(request);
+    abort.abort();
+    expect(await reply).toEqual({ type: "cancelled" });
+  });
+
   it("a prompt that is gone answers 404; one waiting behind another answers 409", async () => {
     const backend = web.backend({ conversationId: "c" });
     const ids: string[] = [];

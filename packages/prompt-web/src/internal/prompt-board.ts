@@ -317,11 +317,14 @@ export class PromptBoard {
 
 /**
  * The request as the `prompt-opened` event tells it: without `initial`, which holds the person's
- * earlier answer when they went back. Hosts log events; the page reads the request from the board.
+ * earlier answer when they went back, and without `error`, which says why a question is asked
+ * again and quotes the answer that was refused. Hosts log events; the page reads the request
+ * from the board.
  */
 function withoutAnswer(request: PromptRequest): PromptRequest {
-  if (request.kind !== "question" || request.initial === undefined) return request;
-  const { initial: _answer, ...rest } = request;
+  if (request.kind !== "question" || (request.initial === undefined && request.error === undefined))
+    return request;
+  const { initial: _answer, error: _refused, ...rest } = request;
   return rest;
 }
 
