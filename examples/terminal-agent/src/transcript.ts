@@ -9,7 +9,9 @@ import { neutralize } from "@jp/prompt-terminal";
  * A readable transcript of the conversation: who said what, every question and how it was
  * answered. Calls and results of tools configured as hidden (`ask_user`) are left out, as a
  * terminal UI would; the questions they asked are shown. All text is neutralized: it comes from
- * a model and a tool.
+ * a model and a tool. Text that spans lines keeps them, each line after its first marked `┆` as
+ * a continuation, so a message cannot pass one of its lines off as a line of the transcript
+ * (`You: …`).
  */
 export function transcript(stream: ConversationStream, hidden: ReadonlySet<string>): string {
   const lines: string[] = [];
@@ -18,38 +20,48 @@ export function transcript(stream: ConversationStream, hidden: ReadonlySet<strin
     if (!isConversationEvent(event)) continue;
     switch (event.type) {
       case "chat_request":
-        lines.push(`You: ${event.content}`);
+        lines.push(`You: ${body(event.content)}`);
         break;
       case "chat_response":
-        if ("message" in event) lines.push(`Assistant (scripted): ${event.message}`);
+        if ("message" in event) lines.push(`Assistant (scripted): ${body(event.message)}`);
         break;
       case "tool_call_request":
         if (hidden.has(event.name)) hiddenCalls.add(event.id);
-        else lines.push(`  → ${event.name} ${JSON.stringify(event.arguments)}`);
+        else lines.push(`  → ${line(event.name)} ${line(JSON.stringify(event.arguments))}`);
         break;
       case "inquiry_request": {
-        const who = "name" in event.source ? event.source.name : event.source.source;
+        const who = line("name" in event.source ? event.source.name : event.source.source);
         lines.push(
-          `  ? ${event.question.text}  [${event.question.answer_type.type}, asked by ${who}]`,
+          `  ? ${body(event.question.text)}  [${line(event.question.answer_type.type)}, asked by ${who}]`,
         );
         break;
       }
       case "inquiry_response":
-        lines.push(`    ${inquiryResponseLine(event)}`);
+        lines.push(`    ${body(inquiryResponseLine(event))}`);
         break;
       case "tool_call_response": {
         if (!hiddenCalls.has(event.id))
-          lines.push(`  ← ${event.is_error ? "error: " : ""}${event.content}`);
+          lines.push(`  ← ${event.is_error ? "error: " : ""}${body(event.content)}`);
         // A Reply's message reaches the model only in the tool's result: show it as the person's.
         const said = replyMessage(event.content);
-        if (said !== undefined) lines.push(`You (reply): ${said}`);
+        if (said !== undefined) lines.push(`You (reply): ${body(said)}`);
         break;
       }
       default:
         break;
     }
   }
-  return neutralize(lines.join("\n"), { multiline: true });
+  return lines.join("\n");
+}
+
+/** One-line text (a name, a type): inert, its line breaks shown as `\n`. */
+function line(text: string): string {
+  return neutralize(text);
+}
+
+/** Text that may span lines: inert, every line after the first marked as a continuation. */
+function body(text: string): string {
+  return neutralize(text, { multiline: true }).split("\n").join("\n  ┆ ");
 }
 
 /** The message of a Reply, from the result of a form the person left with one. */
