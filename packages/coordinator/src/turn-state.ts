@@ -12,7 +12,10 @@ import type { JsonValue } from "@jp/conversation";
 export interface TurnStateJson {
   readonly remembered_tool_answers: Readonly<Record<string, JsonValue>>;
   readonly remembered_permission_decisions: Readonly<Record<string, boolean>>;
-  /** The last attempt per `[tool_call_id, question_id]`. */
+  /**
+   * The last attempt per `[tool_call_id, question_id]`, and per `[tool_call_id, "#<kind>/…"]` for
+   * the permission and delivery prompts of a sub-agent the call hosts.
+   */
   readonly attempts: readonly (readonly [string, string, number])[];
 }
 

@@ -41,6 +41,11 @@ export interface PermissionPromptRequest {
   readonly kind: "permission";
   readonly tool_name: string;
   readonly tool_call_id: string;
+  /**
+   * The prompt's id, set when it is not `<tool_call_id>#permission`: on a sub-agent's prompt
+   * escalated through the tool call that hosts it (see docs/durable-questions.md).
+   */
+  readonly prompt_id?: string;
   /** Where the tool comes from, e.g. `builtin`, `local`, `mcp`. */
   readonly tool_source?: string;
   readonly arguments: JsonObject;
@@ -53,6 +58,11 @@ export interface DeliverPromptRequest {
   readonly kind: "deliver";
   readonly tool_name: string;
   readonly tool_call_id: string;
+  /**
+   * The prompt's id, set when it is not `<tool_call_id>#deliver`: on a sub-agent's prompt
+   * escalated through the tool call that hosts it (see docs/durable-questions.md).
+   */
+  readonly prompt_id?: string;
   readonly content: string;
   readonly is_error: boolean;
   /** `edit` opens the result for editing first; `ask` asks deliver, skip or edit. */

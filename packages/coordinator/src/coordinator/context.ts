@@ -50,8 +50,11 @@ export interface RunContext {
   readonly suspend: boolean;
   /** Replies given while the turn was suspended, by prompt id; each is used once. */
   readonly stored: Map<string, StoredReply>;
-  /** Prompt ids of suspended prompts whose deadline passed without a reply. */
-  readonly expired: ReadonlySet<string>;
+  /**
+   * Prompt ids of suspended prompts whose deadline passed without a reply. A sub-agent's prompt
+   * takes its id out once it has used it (see `expiredAt` in escalation.ts).
+   */
+  readonly expired: Set<string>;
   /** The prompts left pending, in the order they were, so resuming keeps their order. */
   readonly suspensions: Map<PromptRequest, number>;
   /**

@@ -2,8 +2,10 @@ import { type CancellationReason, createEvent, type JsonValue } from "@jp/conver
 import { questionSchema, stableStringify, validateAnswer } from "@jp/tool";
 import type { ToolCall } from "../backends/executor.js";
 import {
+  type DeliverPromptRequest,
   HumanUnreachableError,
   type LaterReply,
+  type PermissionPromptRequest,
   type PromptBackend,
   type PromptRequest,
   PromptTimedOutError,
@@ -11,7 +13,12 @@ import {
   type QuestionReply,
   type ReplyFor,
 } from "../backends/prompt-backend.js";
-import { promptIdFor, type StoredReply } from "../durable/marker.js";
+import {
+  escalatedPromptId,
+  escalatedPromptKey,
+  promptIdFor,
+  type StoredReply,
+} from "../durable/marker.js";
 import { inquiryId, toInquiryQuestion } from "../recording/inquiry-question.js";
 import {
   type AbortCause,
@@ -195,6 +202,7 @@ export function askedDigest(request: PromptRequest): string {
 // a reply given to it meanwhile is not used.
 function closeUnasked(ctx: RunContext, request: PromptRequest): void {
   ctx.stored.delete(promptIdFor(request));
+  ctx.expired.delete(promptIdFor(request));
   ctx.resumedLine?.joined(promptIdFor(request));
   if (request.kind !== "question") return;
   const reason = ctx.abort.aborted ? stoppedByAbort(abortCause(ctx.abort)).reason : "interrupted";
@@ -207,7 +215,10 @@ function closeUnasked(ctx: RunContext, request: PromptRequest): void {
 /**
  * Shows a sub-agent's prompt in the parent's line of prompts. A question is recorded in the
  * parent's conversation too, attributed to the sub-agent (`{"source":"other","name":agent}`),
- * under the hosting tool call's id; the sub-agent records its own pair as well.
+ * under the hosting tool call's id; the sub-agent records its own pair as well. A permission or
+ * delivery prompt is shown under the hosting call's id too, with a prompt id of its own (see
+ * {@link escalatedPromptId}): never the hosting call's own prompt's, nor another sub-agent
+ * prompt's.
  *
  * Where the parent's prompts can wait (a suspending run, or a backend replying "later"), the
  * prompt is left pending and the sub-agent gets `{type: "later"}`: the hosting call suspends at
@@ -223,14 +234,19 @@ export async function escalatePrompt<R extends PromptRequest>(
   // The call already waits at another of its sub-agents' prompts: this one waits with it, and is
   // asked when the pass runs again.
   if (escalations.suspended !== undefined) return LATER;
-  const shownRequest = { ...request, tool_call_id: host.id };
-  const replayed = escalations.replay(ctx, agent, shownRequest);
+  const replayed = escalations.replay(ctx, agent, request);
   if (replayed !== undefined && "reply" in replayed) return replayed.reply as ReplyFor<R>;
   if (replayed !== undefined && "ended" in replayed) throw endingError(replayed.ended);
   const pendingId = replayed?.pendingId;
   if (request.kind !== "question") {
     const expired = expiredAt(ctx, pendingId);
     if (expired !== undefined) throw expired;
+    // The prompt the call was suspended at goes on under the id it was left pending with.
+    const shownRequest: R = {
+      ...request,
+      tool_call_id: host.id,
+      prompt_id: pendingId ?? newPromptId(ctx, host, agent, request),
+    };
     const shown = await showPrompt(ctx, shownRequest, { suspendable: true });
     if (shown.type === "suspended") {
       escalations.suspended = { request: shownRequest, agent };
@@ -264,12 +280,28 @@ export async function escalatePrompt<R extends PromptRequest>(
 
 const LATER: LaterReply = { type: "later" };
 
+// A new permission or delivery prompt of a sub-agent: its id, which takes the next attempt for
+// its hosting call, kind, sub-agent and sub-agent's call.
+function newPromptId(
+  ctx: RunContext,
+  host: ToolCall,
+  agent: string,
+  request: PermissionPromptRequest | DeliverPromptRequest,
+): string {
+  const key = escalatedPromptKey(request.kind, agent, request.tool_call_id);
+  return escalatedPromptId(host.id, key, ctx.turn.nextInquiryAttempt(host.id, key));
+}
+
 // A pending prompt whose deadline passed with no reply: nobody answered in time. The sub-agent
-// learns that the person could not be reached, and the parent's record says it timed out.
+// learns that the person could not be reached, and the parent's record says it timed out. The
+// expiry is used once: a marker written before sub-agents' permission and delivery prompts had
+// ids of their own gave them the hosting call's own prompt's id, and that prompt has a deadline
+// of its own.
 function expiredAt(ctx: RunContext, pendingId: string | undefined): Error | undefined {
   if (pendingId === undefined || !ctx.expired.has(pendingId) || ctx.stored.has(pendingId)) {
     return undefined;
   }
+  ctx.expired.delete(pendingId);
   return new HumanUnreachableError("nobody answered in time");
 }
 

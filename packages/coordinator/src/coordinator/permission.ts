@@ -61,9 +61,7 @@ export function decidePermission(
     return askPermission(ctx, call, config, config.run === "edit" ? "edit" : "ask");
   }
   // Decided without its prompt: in a resumed run, the place the call's permission prompt held in
-  // line is given up, and a reply stored for it is dropped, so that a later prompt under the
-  // same id (its sub-agent's permission, escalated through the call) neither takes its place
-  // nor its reply: the person approved this call, never a command they were not shown.
+  // line is given up, and a reply stored for it is dropped: it is not asked again.
   if (ctx.resumedLine !== undefined || ctx.stored.size > 0) {
     const promptId = `${call.id}#permission`;
     ctx.resumedLine?.joined(promptId);

@@ -277,7 +277,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     const turn = options.turn ?? (withTurn ? TurnState.fromJSON(withTurn) : new TurnState());
     const stored = new Map<string, StoredReply>();
     const expired = new Set<string>();
-    const previous = new Map<string, { suspended_at: string; deadline?: string }>();
+    const previous = new Map<string, Previous>();
     for (const { index, marker } of found) {
       if (marker.reply !== undefined) stored.set(marker.prompt_id, marker.reply);
       else if (inMemory.has(marker.prompt_id)) {
@@ -287,6 +287,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
       previous.set(marker.prompt_id, {
         suspended_at: marker.suspended_at,
         ...(marker.deadline === undefined ? {} : { deadline: marker.deadline }),
+        escalated: marker.escalated !== undefined,
       });
       // The stream goes back to what a live run writes; a call that suspends again is marked anew.
       appendOrThrowResult(stream.setMetadata(index, PENDING_METADATA_KEY, undefined));
@@ -478,7 +479,11 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
       // A reply given to a prompt still behind a pending one keeps waiting with it; never one
       // given in memory (it may be a secret, which is never written).
       const reply = resumed.inMemory.has(promptId) ? undefined : ctx.stored.get(promptId);
-      const earlier = resumed.previous.get(promptId);
+      // The same prompt, left pending again. (A marker written before sub-agents' permission
+      // and delivery prompts had ids of their own gave them the hosting call's own prompt's id:
+      // that prompt, asked after it, is a new one.)
+      const found = resumed.previous.get(promptId);
+      const earlier = found?.escalated === (at.escalated !== undefined) ? found : undefined;
       const marker: PendingMarker = {
         v: PENDING_MARKER_VERSION,
         prompt_id: promptId,
@@ -603,10 +608,11 @@ function openRequestCounts(events: readonly StreamEvent[]): Map<string, number> 
 
 /**
  * What a live run starts with: nothing to resume. Fresh for every run, as a resume's own are:
- * a run takes stored replies out of `stored` as it applies them.
+ * a run takes stored replies out of `stored` as it applies them, and used expiries out of
+ * `expired`.
  */
 function notResumed(): Resumed {
-  return { stored: new Map(), expired: EMPTY_SET, previous: EMPTY_MAP, inMemory: EMPTY_SET };
+  return { stored: new Map(), expired: new Set(), previous: EMPTY_MAP, inMemory: EMPTY_SET };
 }
 const EMPTY_SET: ReadonlySet<string> = new Set<string>();
 const EMPTY_MAP: ReadonlyMap<string, never> = new Map<string, never>();
@@ -616,13 +622,20 @@ interface Resumed {
   /** Replies to apply, by prompt id. */
   readonly stored: Map<string, StoredReply>;
   /** Prompt ids whose deadline passed with no reply. */
-  readonly expired: ReadonlySet<string>;
+  readonly expired: Set<string>;
   /** When each resumed prompt was first left pending, and its deadline. */
-  readonly previous: ReadonlyMap<string, { suspended_at: string; deadline?: string }>;
+  readonly previous: ReadonlyMap<string, Previous>;
   /** Prompt ids answered in memory (`resume({ answers })`): never written to a marker. */
   readonly inMemory: ReadonlySet<string>;
   /** The order the resumed prompts stood in line. */
   readonly line?: ResumedLine;
+}
+
+/** When a resumed prompt was first left pending, its deadline, and whether a sub-agent asked it. */
+interface Previous {
+  readonly suspended_at: string;
+  readonly deadline?: string;
+  readonly escalated: boolean;
 }
 
 /**

@@ -59,6 +59,7 @@ const markerSchema = lazy(() => {
     kind: z.literal("permission"),
     tool_name: z.string(),
     tool_call_id: z.string(),
+    prompt_id: z.string().optional(),
     tool_source: z.string().optional(),
     arguments: jsonObject,
     mode: z.enum(["ask", "edit"]),
@@ -67,6 +68,7 @@ const markerSchema = lazy(() => {
     kind: z.literal("deliver"),
     tool_name: z.string(),
     tool_call_id: z.string(),
+    prompt_id: z.string().optional(),
     content: z.string(),
     is_error: z.boolean(),
     mode: z.enum(["ask", "edit"]),
@@ -147,7 +149,7 @@ export type StoredReply = QuestionReply | PermissionReply | DeliverReply;
  */
 export interface PendingMarker {
   readonly v: typeof PENDING_MARKER_VERSION;
-  /** The inquiry id for a question; `<tool_call_id>#permission` or `#deliver` otherwise. */
+  /** The prompt's id: see {@link promptIdFor}. */
   readonly prompt_id: string;
   /** The order the prompt was left pending in, within its run: resuming keeps it. */
   readonly seq?: number;
@@ -186,11 +188,40 @@ export interface PendingMarker {
   readonly claim?: { readonly owner: string; readonly until: string };
 }
 
-/** The prompt id of a permission or delivery prompt. */
+/**
+ * A prompt's id: the inquiry id for a question; for a permission or delivery prompt the id it
+ * carries (a sub-agent's, see {@link escalatedPromptId}), otherwise `<tool_call_id>#<kind>`.
+ */
 export function promptIdFor(request: PromptRequest): string {
-  return request.kind === "question"
-    ? request.inquiry_id
-    : `${request.tool_call_id}#${request.kind}`;
+  if (request.kind === "question") return request.inquiry_id;
+  return request.prompt_id ?? `${request.tool_call_id}#${request.kind}`;
+}
+
+/**
+ * What {@link escalatedPromptId} counts attempts by, within the hosting call: the prompt's kind,
+ * the sub-agent and its own tool call. The attempts are kept with the questions' (see
+ * `TurnState`); a question id equal to a key would share its counter, never an id.
+ */
+export function escalatedPromptKey(
+  kind: "permission" | "deliver",
+  agent: string,
+  subCallId: string,
+): string {
+  return `#${kind}/${encodeURIComponent(agent)}/${encodeURIComponent(subCallId)}`;
+}
+
+/**
+ * The id of a sub-agent's permission or delivery prompt shown through the tool call that hosts
+ * it: `<host call id>#<kind>/<agent>/<sub-agent's call id>/<attempt>`, the agent's name and its
+ * call id percent-encoded, the attempt counted per hosting call, kind, agent and call in the turn.
+ * It never equals the hosting call's own `<host call id>#<kind>`, nor another escalated prompt's.
+ */
+export function escalatedPromptId(
+  hostCallId: string,
+  key: ReturnType<typeof escalatedPromptKey>,
+  attempt: number,
+): string {
+  return `${hostCallId}${key}/${attempt}`;
 }
 
 /**

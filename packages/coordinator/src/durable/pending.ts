@@ -17,7 +17,11 @@ import {
  * {@link listPendingPrompts} from the conversation alone, without running anything.
  */
 export interface PendingPrompt {
-  /** What {@link answerPendingPrompt} takes: the inquiry id for a question, else `<tool_call_id>#<kind>`. */
+  /**
+   * What {@link answerPendingPrompt} takes: the inquiry id for a question, else
+   * `<tool_call_id>#<kind>`, or for a sub-agent's prompt escalated through the call
+   * `<tool_call_id>#<kind>/<agent>/<sub-agent's call id>/<attempt>`.
+   */
   readonly prompt_id: string;
   readonly kind: PromptRequest["kind"];
   readonly tool_call_id: string;

@@ -323,13 +323,15 @@ describe("a sub-agent's prompt in a suspended turn", () => {
     const stream = started();
     coordinator = hosting(stream, executor);
     await suspendCall1(coordinator);
-    answerPendingPrompt(stream, "call_1#permission", { type: "run" })._unsafeUnwrap();
+    answerPendingPrompt(stream, "call_1#permission/helper/child_1/1", {
+      type: "run",
+    })._unsafeUnwrap();
     coordinator = hosting(reloaded(stream), executor);
     const resumed = await coordinator.resume();
     // The approval was for /tmp/old: the sub-agent's new request waits for its own decision.
     expect(resumed.responses).toEqual([]);
     expect(resumed.pending.map((p) => [p.prompt_id, p.answered])).toEqual([
-      ["call_1#permission", false],
+      ["call_1#permission/helper/child_1/2", false],
     ]);
     expect(resumed.pending[0]?.request).toMatchObject({ arguments: { path: "/" } });
   });
@@ -373,7 +375,11 @@ describe("a sub-agent's prompt in a suspended turn", () => {
   });
 
   it.each([
-    ["run", "a command it was not shown waits for its own decision", ["call_1#permission"]],
+    [
+      "run",
+      "a command it was not shown waits for its own decision",
+      ["call_1#permission/helper/child_1/1"],
+    ],
     ["skip", "the person's skip stands", []],
   ] as const)(
     "a reply stored for a call's permission, its tool made unattended since (%s): %s",

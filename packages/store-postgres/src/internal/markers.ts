@@ -57,9 +57,12 @@ export function isSecret(request: PromptRequest): boolean {
   return request.kind === "question" && request.question.answer_type.type === "secret";
 }
 
-/** The id a prompt is answered by: the inquiry id of a question, else `<tool_call_id>#<kind>`. */
+/**
+ * The id a prompt is answered by: the inquiry id of a question; for a permission or delivery
+ * prompt the id it carries (a sub-agent's prompt escalated through its hosting call), else
+ * `<tool_call_id>#<kind>`. The same rule as the coordinator's.
+ */
 export function promptIdOf(request: PromptRequest): string {
-  return request.kind === "question"
-    ? request.inquiry_id
-    : `${request.tool_call_id}#${request.kind}`;
+  if (request.kind === "question") return request.inquiry_id;
+  return request.prompt_id ?? `${request.tool_call_id}#${request.kind}`;
 }
