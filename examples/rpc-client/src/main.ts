@@ -50,17 +50,32 @@ function openTerminal(): Terminal | null {
     readline.once("close", () => {
       closed = true;
     });
+    // One prompt at a time: the agent may send prompts that overlap, and the line editor serves
+    // one question; a second one asked meanwhile would never be answered, and would turn the
+    // echo back on while a secret is typed. The others wait their turn, off screen.
+    let turn: Promise<void> = Promise.resolve();
     terminal = {
       async ask(text, secret, signal) {
-        if (closed) throw new TerminalClosed();
-        screen.write(`${text}\n`);
-        const answer = readline.question("> ", { signal });
-        muted = secret;
+        const previous = turn;
+        let release: () => void = () => {};
+        const mine = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        turn = previous.then(() => mine);
         try {
-          return await answer;
+          await untilOrAbort(previous, signal);
+          if (closed) throw new TerminalClosed();
+          screen.write(`${text}\n`);
+          const answer = readline.question("> ", { signal });
+          muted = secret;
+          try {
+            return await answer;
+          } finally {
+            muted = false;
+            if (secret) screen.write("\n");
+          }
         } finally {
-          muted = false;
-          if (secret) screen.write("\n");
+          release();
         }
       },
       close: () => {
@@ -72,6 +87,19 @@ function openTerminal(): Terminal | null {
     terminal = null;
   }
   return terminal;
+}
+
+/** Resolves with `promise`, or rejects as soon as `signal` aborts (the agent gave the prompt up). */
+function untilOrAbort(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener("abort", abort, { once: true });
+    void promise.then(() => {
+      signal.removeEventListener("abort", abort);
+      resolve();
+    });
+  });
 }
 
 /** The next answer: scripted, else typed; `undefined` means cancelled. */
@@ -98,6 +126,8 @@ async function answer(text: string, secret: boolean, signal: AbortSignal) {
 class TerminalClosed extends Error {}
 
 const YES = new Set(["y", "yes", "true", "run", "deliver"]);
+const NO = new Set(["n", "no", "false"]);
+const skips = (word: string) => NO.has(word) || word === "skip";
 const CONTROLS = new Map<string, QuestionReply>([
   [":back", { type: "back" }],
   [":reply", { type: "reply" }],
@@ -136,7 +166,12 @@ type AnswerValue = Extract<QuestionReply, { type: "answer" }>["value"];
 
 function answerValue(question: QuestionPromptRequest["question"], text: string): AnswerValue {
   const type = question.answer_type.type;
-  if (type === "boolean") return YES.has(text.trim().toLowerCase());
+  if (type === "boolean") {
+    // Neither yes nor no: passed on as typed, so the agent asks again rather than record a "no"
+    // the person never gave.
+    const word = text.trim().toLowerCase();
+    return YES.has(word) ? true : NO.has(word) ? false : text;
+  }
   if (type === "multi_select") return text.split(",").map((part) => part.trim());
   if (type === "schema") {
     try {
@@ -148,16 +183,17 @@ function answerValue(question: QuestionPromptRequest["question"], text: string):
   return text;
 }
 
-function replyFor(prompt: PromptRequest, text: string | undefined): PromptReply {
+/** The reply `text` stands for; `undefined` when it is neither yes nor no where one is needed. */
+function replyFor(prompt: PromptRequest, text: string | undefined): PromptReply | undefined {
   if (text === undefined) return { type: "cancelled" };
   const word = text.trim().toLowerCase();
   switch (prompt.kind) {
     case "question":
       return CONTROLS.get(word) ?? { type: "answer", value: answerValue(prompt.question, text) };
     case "permission":
-      return YES.has(word) ? { type: "run" } : { type: "skip" };
+      return YES.has(word) ? { type: "run" } : skips(word) ? { type: "skip" } : undefined;
     case "deliver":
-      return YES.has(word) ? { type: "deliver" } : { type: "skip" };
+      return YES.has(word) ? { type: "deliver" } : skips(word) ? { type: "skip" } : undefined;
   }
 }
 
@@ -168,7 +204,12 @@ const client = createRpcPromptClient({
   clientInfo: { name: "@jp-examples/rpc-client" },
   onPrompt: async (prompt, { signal }) => {
     const secret = prompt.kind === "question" && prompt.question.answer_type.type === "secret";
-    return replyFor(prompt, await answer(describe(prompt), secret, signal));
+    // A word that is neither yes nor no is not read as "skip": the prompt is asked again.
+    const again = ` (please answer ${prompt.kind === "deliver" ? "deliver" : "run"} or skip)`;
+    for (let retry = ""; ; retry = again) {
+      const reply = replyFor(prompt, await answer(`${describe(prompt)}${retry}`, secret, signal));
+      if (reply !== undefined) return reply;
+    }
   },
   onAskUser: async (params, { signal }) => {
     const choices = params.choices === undefined ? "" : ` [${params.choices.join("/")}]`;

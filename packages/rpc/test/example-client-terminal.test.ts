@@ -12,6 +12,7 @@ const HAS_TMUX = spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;
 const NEEDS_TMUX = HAS_TMUX ? "" : " [skipped: tmux is not installed (apt-get install tmux)]";
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const DEMO = fileURLToPath(new URL("./fixtures/demo-agent.ts", import.meta.url));
+const OVERLAP = fileURLToPath(new URL("./fixtures/overlap-agent.ts", import.meta.url));
 
 const dirs: string[] = [];
 const servers: (() => void)[] = [];
@@ -35,12 +36,17 @@ const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
  * are answered from the script, the secret and the permission prompt on the terminal.
  */
 function demoOnTerminal() {
+  return onTerminal(`${quote(DEMO)} yes eu-west`);
+}
+
+/** An agent script (quoted, with its arguments) and the example client, in their own tmux. */
+function onTerminal(agent: string) {
   const dir = mkdtempSync(join(tmpdir(), "jp-rpc-tty-"));
   dirs.push(dir);
   const socket = join(dir, "tmux.sock");
   const tmux = (...args: string[]) =>
     execFileSync("tmux", ["-S", socket, "-f", "/dev/null", ...args], { cwd: ROOT }).toString();
-  const command = `${quote(process.execPath)} --conditions=@jp/source --import tsx ${quote(DEMO)} yes eu-west; sleep 30`;
+  const command = `${quote(process.execPath)} --conditions=@jp/source --import tsx ${agent}; sleep 30`;
   tmux("new-session", "-d", "-x", "120", "-y", "30", `cd ${quote(ROOT)} && ${command}`);
   servers.push(() => spawnSync("tmux", ["-S", socket, "kill-server"]));
   return { tmux, screen: () => tmux("capture-pane", "-p", "-J") };
@@ -77,5 +83,23 @@ describe.skipIf(!HAS_TMUX)(`examples/rpc-client on a terminal${NEEDS_TMUX}`, () 
     expect(screen()).toMatch(
       /permission shell: failed \(.*the terminal was closed before this prompt/,
     );
+  });
+
+  it("prompts that overlap are asked one after the other: the secret is not echoed, the next one is answered", {
+    timeout: 60_000,
+  }, async () => {
+    const { tmux, screen } = onTerminal(quote(OVERLAP));
+    await until(() => screen().includes("API token?"), "the secret prompt");
+    // The second prompt waits off screen until the first is answered.
+    expect(screen()).not.toContain("Your name?");
+    tmux("send-keys", "-l", "hunter2-token");
+    tmux("send-keys", "Enter");
+    await until(() => screen().includes("Your name?"), "the second prompt");
+    tmux("send-keys", "-l", "Ada");
+    tmux("send-keys", "Enter");
+    await until(() => screen().includes("question name:"), "the agent's last reply");
+    expect(screen()).toContain('question name: {"type":"answer","value":"Ada"}');
+    expect(screen()).toContain("question token: (secret answer)");
+    expect(screen()).not.toContain("hunter2-token");
   });
 });

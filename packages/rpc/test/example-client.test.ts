@@ -76,4 +76,21 @@ describe("examples/rpc-client", { timeout: STARTUP_MS + 10_000 }, () => {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
     expect(log).not.toMatch(/[\u001b\u0007\u202e]/);
   });
+
+  it("never reads a word that is neither yes nor no as a no: a question gets it as typed, a permission is asked again", async () => {
+    session = await spawnClient(EXAMPLE_CLIENT, ["maybe", "later", "run", "perhaps"]);
+    const signal = never();
+    // The coordinator rejects a string for a boolean and asks again; false would be recorded.
+    expect(await session.backend.ask(REQUESTS.boolean, { signal })).toEqual({
+      type: "answer",
+      value: "maybe",
+    });
+    expect(await session.backend.ask(REQUESTS.permission, { signal })).toEqual({ type: "run" });
+    await session.stderrIncludes("(please answer run or skip) → run");
+    // No answer left after "perhaps": the delivery fails, it is never skipped.
+    await expect(session.backend.ask(REQUESTS.deliver, { signal })).rejects.toMatchObject({
+      kind: "remote",
+      message: expect.stringContaining("no scripted answer is left"),
+    });
+  });
 });

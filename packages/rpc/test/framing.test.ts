@@ -145,6 +145,23 @@ describe("foreign input", () => {
     });
   });
 
+  it("fails the prompt a response answers when another message runs on after it on the same line", async () => {
+    const { remote, backend } = connect();
+    remote.send(HELLO);
+    await remote.next();
+    const reply = backend.ask(REQUESTS.boolean, { signal: never() });
+    const request = await remote.next();
+    const answer = { jsonrpc: "2.0", id: request.id, result: { type: "answer", value: true } };
+    const call = { jsonrpc: "2.0", id: 99, method: "x" };
+    remote.write(`${JSON.stringify(answer)}${JSON.stringify(call)}\n`);
+    // Not one JSON value: the call after the response is not what the line is, so id null.
+    expect(await remote.next()).toMatchObject({ id: null, error: { code: -32700 } });
+    await expect(reply).rejects.toMatchObject({
+      kind: "invalid_reply",
+      message: expect.stringContaining("the response is not JSON"),
+    });
+  });
+
   it("answers a line that is not valid UTF-8 with -32700, and fails the prompt it answers", async () => {
     const { remote, backend, reports } = connect();
     remote.send(HELLO);
@@ -184,6 +201,81 @@ describe("foreign input", () => {
     });
   });
 
+  it("answers a request that is not valid UTF-8 with -32700 and its id, so its sender does not wait for ever", async () => {
+    const { remote, reports } = connect();
+    const head = `{"jsonrpc":"2.0","id":"hello","method":"initialize","params":{"protocol_version":1,"capabilities":{"prompts":"rich"},"client_info":{"name":"ui`;
+    remote.write(Buffer.concat([Buffer.from(head), Buffer.from([0xc3]), Buffer.from('"}}}\n')]));
+    expect(await remote.next()).toMatchObject({
+      id: "hello",
+      error: { code: -32700, message: expect.stringContaining("not valid UTF-8") },
+    });
+    // Broken beyond parsing too: the id is still read from its top-level members.
+    remote.write(
+      Buffer.concat([
+        Buffer.from('{"jsonrpc":"2.0","id":4,"method":"x","params":{"a":'),
+        Buffer.from([0xff]),
+        Buffer.from("}}\n"),
+      ]),
+    );
+    expect(await remote.next()).toMatchObject({ id: 4, error: { code: -32700 } });
+    expect(reports.map((r) => r.message)).toEqual([
+      expect.stringContaining("not valid UTF-8"),
+      expect.stringContaining("not valid UTF-8"),
+    ]);
+  });
+
+  it("answers a request that is not JSON with -32700 and its id, without quoting it", async () => {
+    const { remote } = connect();
+    remote.write(
+      '{"jsonrpc":"2.0","id":12,"method":"initialize","params":{"protocol_version":NaN}}\n',
+    );
+    const answer = await remote.next();
+    expect(answer).toMatchObject({ id: 12, error: { code: -32700 } });
+    expect(answer.error.message).not.toContain("NaN");
+    // A notification, or a line with no readable id, still gets id null.
+    remote.write('{"jsonrpc":"2.0","method":"initialize","params":{"protocol_version":NaN}}\n');
+    expect(await remote.next()).toMatchObject({ id: null, error: { code: -32700 } });
+  });
+
+  it("answers each request of a batch that is not valid UTF-8 with -32700 and its id, in one array", async () => {
+    const { remote } = connect();
+    const bad = Buffer.from([0xff]);
+    const line = Buffer.concat([
+      Buffer.from('[{"jsonrpc":"2.0","id":1,"method":"a","params":{"x":"'),
+      bad,
+      Buffer.from(
+        '"}},{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","id":"two","method":"b"}]\n',
+      ),
+    ]);
+    remote.write(line);
+    expect(await remote.next()).toEqual([
+      { jsonrpc: "2.0", id: 1, error: expect.objectContaining({ code: -32700 }) },
+      { jsonrpc: "2.0", id: "two", error: expect.objectContaining({ code: -32700 }) },
+    ]);
+  });
+
+  it("answers an oversize request with -32600 and its id once the line ends, then goes on", async () => {
+    const { remote, reports } = connect(64);
+    remote.send({
+      jsonrpc: "2.0",
+      id: "big",
+      method: "initialize",
+      params: { pad: "x".repeat(200) },
+    });
+    const reply = await remote.next();
+    expect(reply).toMatchObject({ id: "big", error: { code: -32600 } });
+    expect(reply.error.message).toContain("maximum line length of 64 bytes");
+    expect(reply.error.message).toContain(
+      `it has ${JSON.stringify({ jsonrpc: "2.0", id: "big", method: "initialize", params: { pad: "x".repeat(200) } }).length} bytes`,
+    );
+    expect(reports).toHaveLength(1);
+    // The id after the long part is read too.
+    remote.send({ jsonrpc: "2.0", method: "initialize", params: { pad: "x".repeat(200) }, id: 5 });
+    expect(await remote.next()).toMatchObject({ id: 5, error: { code: -32600 } });
+    remote.send({ jsonrpc: "2.0", id: 1, method: "nope" });
+    expect(await remote.next()).toMatchObject({ id: 1, error: { code: -32601 } });
+  });
+
   it("reads partial chunks and CRLF line ends", async () => {
     const { remote } = connect();
     const line = JSON.stringify(HELLO);
@@ -209,6 +301,66 @@ describe("batches (supported, JSON-RPC 2.0 §6)", () => {
       { jsonrpc: "2.0", id: null, error: expect.objectContaining({ code: -32600 }) },
       { jsonrpc: "2.0", id: 9, error: expect.objectContaining({ code: -32601 }) },
     ]);
+  });
+
+  it("answers a batch of more than 100 entries with a single -32600 error saying so", async () => {
+    const { remote, reports } = connect();
+    remote.write(`[${Array(101).fill("1").join(",")}]\n`);
+    const reply = await remote.next();
+    expect(reply).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32600,
+        message: expect.stringContaining("a batch of 101 entries, more than the 100"),
+      },
+    });
+    expect(reports.map((r) => r.message)).toEqual([
+      expect.stringContaining("a batch of 101 entries"),
+    ]);
+    // Nothing else was sent for it: the next message answers the next line.
+    remote.send({ jsonrpc: "2.0", id: 1, method: "nope" });
+    expect(await remote.next()).toMatchObject({ id: 1, error: { code: -32601 } });
+  });
+
+  it("answers a 1 MiB batch line with one error, not one per entry", async () => {
+    const { remote } = connect();
+    remote.write(
+      `[${Array(512 * 1024 - 1)
+        .fill("1")
+        .join(",")}]\n`,
+    );
+    remote.send({ jsonrpc: "2.0", id: 1, method: "nope" });
+    expect(await remote.next()).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(await remote.next()).toMatchObject({ id: 1, error: { code: -32601 } });
+  });
+
+  it("still answers a batch of exactly 100 entries entry by entry", async () => {
+    const { remote } = connect();
+    const batch = Array.from({ length: 100 }, (_, i) => ({
+      jsonrpc: "2.0",
+      id: i,
+      method: "nope",
+    }));
+    remote.send(batch);
+    const reply = await remote.next();
+    expect(reply).toHaveLength(100);
+    expect(reply[99]).toMatchObject({ id: 99, error: { code: -32601 } });
+  });
+
+  it("fails the prompts answered in a batch too large to read, instead of leaving them open", async () => {
+    const { remote, backend } = connect();
+    remote.send(HELLO);
+    await remote.next();
+    const reply = backend.ask(REQUESTS.boolean, { signal: never() });
+    const request = await remote.next();
+    const answer = { jsonrpc: "2.0", id: request.id, result: { type: "answer", value: true } };
+    remote.send([answer, ...Array(100).fill({ jsonrpc: "2.0", method: "n" })]);
+    expect(await remote.next()).toMatchObject({ id: null, error: { code: -32600 } });
+    await expect(reply).rejects.toMatchObject({
+      kind: "invalid_reply",
+      message: expect.stringContaining("in a batch of 101 entries"),
+    });
   });
 
   it("answers an empty batch with a single -32600 error", async () => {

@@ -1,11 +1,14 @@
+import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  createRpcPromptBackend,
   createRpcPromptClient,
   type PromptReply,
+  type RpcPromptBackend,
   type RpcPromptClient,
   type RpcPromptClientOptions,
 } from "../src/index.js";
-import { type Message, pipes, REQUESTS } from "./support.js";
+import { type Message, never, pipes, REQUESTS } from "./support.js";
 
 let client: RpcPromptClient | undefined;
 afterEach(() => client?.close());
@@ -284,5 +287,89 @@ describe("serving prompts", () => {
       id: 1,
       error: { code: -32603, message: "the connection was closed before the request was answered" },
     });
+  });
+});
+
+describe("a server that reuses a request id, or sends id null", () => {
+  it("close() aborts and answers every prompt being shown, not only the last one under an id", async () => {
+    const aborted: number[] = [];
+    let shown = 0;
+    let showing: () => void = () => {};
+    const allShown = new Promise<void>((resolve) => (showing = resolve));
+    const { remote, client } = await started({
+      onPrompt: (_prompt, { signal }) => {
+        const index = shown++;
+        signal.addEventListener("abort", () => aborted.push(index));
+        if (shown === 3) showing();
+        return new Promise(() => {});
+      },
+    });
+    remote.send(prompt(1));
+    remote.send(prompt(1));
+    remote.send({ ...prompt(0), id: null });
+    await allShown;
+    client.close();
+    expect(aborted.sort()).toEqual([0, 1, 2]);
+    const answers = [await remote.next(), await remote.next(), await remote.next()];
+    expect(answers.map((answer) => answer.id).sort()).toEqual([1, 1, null]);
+    for (const answer of answers) expect(answer.error.code).toBe(-32603);
+  });
+
+  it("$/cancelRequest aborts every prompt being shown under that id", async () => {
+    const aborted: number[] = [];
+    let shown = 0;
+    let showing: () => void = () => {};
+    const bothShown = new Promise<void>((resolve) => (showing = resolve));
+    const { remote } = await started({
+      onPrompt: (_prompt, { signal }) => {
+        const index = shown++;
+        if (shown === 2) showing();
+        return new Promise((_resolve, reject) => {
+          signal.addEventListener("abort", () => {
+            aborted.push(index);
+            reject(new Error("closed"));
+          });
+        });
+      },
+    });
+    remote.send(prompt(1));
+    remote.send(prompt(1));
+    await bothShown;
+    remote.send({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id: 1 } });
+    expect(await remote.next()).toMatchObject({ id: 1, error: { code: -32800 } });
+    expect(await remote.next()).toMatchObject({ id: 1, error: { code: -32800 } });
+    expect(aborted.sort()).toEqual([0, 1]);
+  });
+});
+
+describe("a server whose prompt the client cannot read", () => {
+  let backend: RpcPromptBackend | undefined;
+  afterEach(() => backend?.close());
+
+  it("fails a prompt longer than the client's maxLineBytes instead of leaving it open for ever", async () => {
+    const toClient = new PassThrough();
+    const toServer = new PassThrough();
+    backend = createRpcPromptBackend({ input: toServer, output: toClient, sessionId: "s1" });
+    let shown = 0;
+    client = createRpcPromptClient({
+      input: toClient,
+      output: toServer,
+      capabilities: { prompts: "rich" },
+      maxLineBytes: 1024,
+      onPrompt: () => {
+        shown += 1;
+        return { type: "deliver" };
+      },
+    });
+    expect(await backend.waitForClient()).toBe(true);
+    const long = { ...REQUESTS.deliver, content: "x".repeat(4096) };
+    await expect(backend.ask(long, { signal: never() })).rejects.toMatchObject({
+      kind: "remote",
+      code: -32600,
+      message: expect.stringContaining("exceeds the maximum line length of 1024 bytes"),
+    });
+    expect(shown).toBe(0);
+    // The session goes on.
+    expect(await backend.ask(REQUESTS.deliver, { signal: never() })).toEqual({ type: "deliver" });
   });
 });

@@ -12,10 +12,16 @@ export type LineEvent =
   | { readonly type: "invalid_utf8"; readonly text: string; readonly bytes: number }
   | { readonly type: "oversize"; readonly bytes: number }
   /**
-   * The newline of an oversize line arrived. `answering` is the id of the response it was, when
+   * The newline of an oversize line arrived after its `bytes` (a `\r` before it not counted).
+   * `answering` is the id of the response it was, `request` the id of the request it was, when
    * that could be read from its bytes as they went by.
    */
-  | { readonly type: "oversize_end"; readonly answering: RpcId | undefined };
+  | {
+      readonly type: "oversize_end";
+      readonly bytes: number;
+      readonly answering: RpcId | undefined;
+      readonly request: RpcId | undefined;
+    };
 
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
@@ -26,7 +32,7 @@ const CARRIAGE_RETURN = 0x0d;
  * trailing `\r` is dropped, blank lines are skipped. A line longer than `maxBytes` is reported
  * once, as soon as it passes the limit, and then discarded up to its newline, so memory stays
  * bounded whatever the peer sends; on the way, its top-level members are scanned for the id of
- * the response it may be, so that the request it answers need not wait forever.
+ * the response or request it may be, so that neither side waits for ever for an answer.
  */
 export class LineSplitter {
   readonly #maxBytes: number;
@@ -34,6 +40,9 @@ export class LineSplitter {
   #size = 0;
   // Inside an oversize line: bytes are scanned and dropped until the next newline.
   #discarding: MemberScanner | undefined;
+  // The length of the oversize line so far, and whether its last byte was a `\r`.
+  #discarded = 0;
+  #lastWasReturn = false;
 
   constructor(maxBytes: number) {
     this.#maxBytes = maxBytes;
@@ -67,6 +76,8 @@ export class LineSplitter {
     if (part.length === 0) return;
     if (this.#discarding !== undefined) {
       this.#discarding.push(part);
+      this.#discarded += part.length;
+      this.#lastWasReturn = part[part.length - 1] === CARRIAGE_RETURN;
       return;
     }
     // One byte past the limit may be the `\r` of a CRLF, which is not part of the line: known
@@ -76,6 +87,8 @@ export class LineSplitter {
       const scanner = new MemberScanner();
       for (const chunk of this.#chunks) scanner.push(chunk);
       scanner.push(part);
+      this.#discarded = this.#size + part.length;
+      this.#lastWasReturn = part[part.length - 1] === CARRIAGE_RETURN;
       this.#chunks = [];
       this.#size = 0;
       this.#discarding = scanner;
@@ -87,7 +100,7 @@ export class LineSplitter {
 
   #finishLine(events: LineEvent[]): void {
     if (this.#discarding !== undefined) {
-      events.push({ type: "oversize_end", answering: this.#discarding.responseId() });
+      events.push(oversizeEnd(this.#discarding, this.#discarded - (this.#lastWasReturn ? 1 : 0)));
       this.#discarding = undefined;
       return;
     }
@@ -100,7 +113,7 @@ export class LineSplitter {
       events.push({ type: "oversize", bytes: bytes.length });
       const scanner = new MemberScanner();
       scanner.push(bytes);
-      events.push({ type: "oversize_end", answering: scanner.responseId() });
+      events.push(oversizeEnd(scanner, bytes.length));
       return;
     }
     let text = bytes.toString("utf8");
@@ -111,6 +124,15 @@ export class LineSplitter {
     if (isUtf8(bytes)) events.push({ type: "line", text });
     else events.push({ type: "invalid_utf8", text, bytes: bytes.length });
   }
+}
+
+function oversizeEnd(scanner: MemberScanner, bytes: number): LineEvent {
+  return {
+    type: "oversize_end",
+    bytes,
+    answering: scanner.responseId(),
+    request: scanner.requestId(),
+  };
 }
 
 // Views a chunk as a Buffer without copying it (`Buffer.from(buffer)` would copy).

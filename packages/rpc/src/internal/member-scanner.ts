@@ -20,9 +20,9 @@ const MAX_TOKEN_BYTES = 64;
 
 /**
  * Reads the top-level members of one JSON object as its bytes go by, in constant memory, for a
- * line too long to keep: whether it has a `"method"` and the value of its `"id"`. Only what is
- * needed to tell which of our requests an oversize response meant to answer; anything that is
- * not an object, or not well-formed, yields no id.
+ * line too long to keep or that does not parse: whether it has a `"method"` and the value of its
+ * `"id"`. Only what is needed to tell which of our requests a broken response meant to answer, or
+ * which request of the peer a broken call was; anything that is not an object yields no id.
  */
 export class MemberScanner {
   #depth = 0;
@@ -37,13 +37,16 @@ export class MemberScanner {
   #value: number[] | undefined;
   #id: unknown;
   #method = false;
+  // The first top-level value closed: anything after it (a second message run on, garbage) is
+  // not read, so that its members are never mistaken for the first one's.
+  #ended = false;
 
   push(bytes: Buffer): void {
     let index = 0;
     // The next backslash at or after `index` (-1: none left), found once per stretch, so that
     // many short strings do not each search the rest of the chunk.
     let backslash = -2;
-    while (index < bytes.length) {
+    while (index < bytes.length && !this.#ended) {
       // The bulk of an oversize line is one long string; its bytes matter only at a quote or a
       // backslash, so the rest is skipped natively.
       if (this.#inString && !this.#escaped && this.#token() === undefined) {
@@ -67,11 +70,16 @@ export class MemberScanner {
   /** The id of the response this object is, if it reads as one (an object with no method). */
   responseId(): RpcId | undefined {
     this.#finishValue();
-    if (!this.#object || this.#method || this.#id === undefined) return undefined;
-    const id = this.#id;
-    return typeof id === "string" || (typeof id === "number" && Number.isFinite(id))
-      ? id
-      : undefined;
+    return this.#object && !this.#method ? readableId(this.#id) : undefined;
+  }
+
+  /**
+   * The id of the request this object is, if it reads as one (an object with a method and an
+   * id), so that a call that cannot be served still gets an answer its sender can match.
+   */
+  requestId(): RpcId | undefined {
+    this.#finishValue();
+    return this.#object && this.#method ? readableId(this.#id) : undefined;
   }
 
   #byte(byte: number): void {
@@ -110,6 +118,7 @@ export class MemberScanner {
       case CLOSE_BRACKET:
         if (this.#depth === 1) this.#finishValue();
         this.#depth -= 1;
+        if (this.#depth <= 0) this.#ended = true;
         return;
       case COLON:
         if (this.#depth === 1) {
@@ -148,6 +157,11 @@ export class MemberScanner {
     this.#id = parseToken(this.#value);
     this.#value = undefined;
   }
+}
+
+/** A JSON-RPC id as it can be echoed back: a string or a finite number. */
+function readableId(id: unknown): RpcId | undefined {
+  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined;
 }
 
 /** A token's JSON value (a key's name, an id), or `undefined` when it is not JSON. */

@@ -133,9 +133,12 @@ export function errorMessage(id: RpcId | null, error: RpcErrorObject): Outgoing 
   return { jsonrpc: "2.0", id, error };
 }
 
-/** The error response for an input line that is not JSON. */
-export function parseErrorMessage(detail: string): Outgoing {
-  return errorMessage(null, {
+/**
+ * The error response for an input line that is not JSON: with the id of the request it holds
+ * when that is readable, so that its sender does not wait for ever; else `null`.
+ */
+export function parseErrorMessage(id: RpcId | null, detail: string): Outgoing {
+  return errorMessage(id, {
     code: JSON_RPC_ERROR_CODES.parse_error,
     message: `Parse error: ${detail}`,
   });

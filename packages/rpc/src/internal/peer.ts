@@ -48,6 +48,13 @@ const MAX_ABANDONED = 1024;
  */
 export const MAX_UNSENT_BYTES = 1024 * 1024;
 
+/**
+ * The most entries one batch may hold. A larger batch is answered with one `-32600` (id `null`)
+ * and none of its entries is run: answered entry by entry, a 1 MiB line of `[1,1,1,…]` would
+ * make this side write half a million errors (about 74 MB) at once.
+ */
+export const MAX_BATCH_ENTRIES = 100;
+
 /** Reads and drops input after the connection closed. */
 const discard = () => {};
 
@@ -72,7 +79,9 @@ export class RpcPeer {
   readonly #pending = new Map<RpcId, (outcome: ResponseOutcome) => void>();
   // Responses may still arrive for requests we gave up on; they are dropped without a report.
   readonly #abandoned = new Set<RpcId>();
-  readonly #serving = new Map<RpcId, AbortController>();
+  // The requests being served, by id: several under one id when the peer reuses it, and `null`
+  // for a request whose id is null, so that close() answers and aborts every one of them.
+  readonly #serving = new Map<RpcId | null, Set<AbortController>>();
   #nextId = 1;
   // Reading is paused until the output drains (see MAX_UNSENT_BYTES).
   #throttled = false;
@@ -176,7 +185,9 @@ export class RpcPeer {
       code: JSON_RPC_ERROR_CODES.internal_error,
       message: "the connection was closed before the request was answered",
     };
-    for (const id of this.#serving.keys()) this.#send(errorMessage(id, error));
+    for (const [id, controllers] of this.#serving) {
+      for (const _ of controllers) this.#send(errorMessage(id, error));
+    }
     this.#shutdown({ kind: "closed", message: "the connection was closed by this side" });
   }
 
@@ -195,8 +206,9 @@ export class RpcPeer {
     const pending = [...this.#pending.values()];
     this.#pending.clear();
     for (const settle of pending) settle({ type: "closed", reason });
-    for (const controller of this.#serving.values()) controller.abort();
+    const serving = [...this.#serving.values()];
     this.#serving.clear();
+    for (const controllers of serving) for (const controller of controllers) controller.abort();
     this.#resolveClosed(reason);
   }
 
@@ -267,32 +279,64 @@ export class RpcPeer {
     }
   }
 
-  #rejectOversize(bytes: number): void {
-    const reason = `the message exceeds the maximum line length of ${this.#maxLineBytes} bytes (at least ${bytes} bytes)`;
-    this.#report(reason);
-    this.#send(invalidRequestMessage(null, reason));
-  }
-
   #receive(event: LineEvent): void {
     if (event.type === "line") this.#receiveLine(event.text);
-    else if (event.type === "invalid_utf8") this.#rejectInvalidUtf8(event.text, event.bytes);
-    else if (event.type === "oversize") this.#rejectOversize(event.bytes);
-    else if (event.answering !== undefined) {
-      // Already answered with -32600; the request it meant to answer fails instead of waiting.
-      const reason = `the response exceeds the maximum line length of ${this.#maxLineBytes} bytes`;
-      this.#settle(event.answering, { type: "malformed", reason });
+    else if (event.type === "invalid_utf8") {
+      const problem = `a line of ${event.bytes} bytes that is not valid UTF-8`;
+      this.#rejectUnreadable(event.text, problem, "the response is not valid UTF-8");
+    } else if (event.type === "oversize") {
+      this.#report(
+        `the peer sent a message longer than the maximum line length of ${this.#maxLineBytes} bytes (at least ${event.bytes} bytes); it is discarded`,
+      );
+    } else this.#rejectOversize(event);
+  }
+
+  // Answered once its newline arrives, with the id of the request it was when that could be read
+  // as it went by (the sender's call fails instead of waiting for ever); the request of ours it
+  // meant to answer, if any, fails too.
+  #rejectOversize(event: Extract<LineEvent, { type: "oversize_end" }>): void {
+    const limit = `the maximum line length of ${this.#maxLineBytes} bytes`;
+    this.#send(
+      invalidRequestMessage(
+        event.request ?? null,
+        `the message exceeds ${limit} (it has ${event.bytes} bytes); it was not read`,
+      ),
+    );
+    if (event.answering !== undefined) {
+      this.#settle(event.answering, { type: "malformed", reason: `the response exceeds ${limit}` });
     }
   }
 
-  // Not JSON (JSON text is UTF-8). If it is a response to one of our requests, that request
-  // fails: read anyway, it would carry an answer nobody gave; dropped, it would wait forever.
-  #rejectInvalidUtf8(text: string, bytes: number): void {
-    const problem = `a line of ${bytes} bytes that is not valid UTF-8`;
+  /**
+   * A line that is not JSON (JSON text is UTF-8). A response in it, if its id is readable, fails
+   * the request of ours it answers: read anyway, it would carry an answer nobody gave; dropped,
+   * that request would wait for ever. A request in it is answered with `-32700` and its id, for
+   * the same reason on the other side; anything else with `-32700` and id `null`.
+   */
+  #rejectUnreadable(text: string, problem: string, responseReason: string): void {
     this.#report(`the peer sent a line that is not JSON: ${problem}`);
-    for (const id of answeredIds(text)) {
-      this.#settle(id, { type: "malformed", reason: "the response is not valid UTF-8" });
+    const { answered, requests, batch } = idsOf(text);
+    for (const id of answered) this.#settle(id, { type: "malformed", reason: responseReason });
+    if (!batch || requests.length === 0) {
+      this.#send(parseErrorMessage(requests[0] ?? null, problem));
+      return;
     }
-    this.#send(parseErrorMessage(problem));
+    const parts = requests.map((id) => JSON.stringify(parseErrorMessage(id, problem)));
+    this.#writeLine(`[${parts.join(",")}]`);
+  }
+
+  // A batch too large to run: one answer for all of it. Responses in it still fail the requests
+  // of ours they answer, which would otherwise wait for ever.
+  #rejectBatch(entries: readonly unknown[]): void {
+    const reason = `a batch of ${entries.length} entries, more than the ${MAX_BATCH_ENTRIES} one batch may hold; none of it was run (send the messages in smaller batches, or one per line)`;
+    this.#report(`the peer sent ${reason}`);
+    for (const id of idsOfEntries(entries).answered) {
+      this.#settle(id, {
+        type: "malformed",
+        reason: `the response came in a batch of ${entries.length} entries, more than the ${MAX_BATCH_ENTRIES} one batch may hold`,
+      });
+    }
+    this.#send(invalidRequestMessage(null, reason));
   }
 
   #receiveLine(text: string): void {
@@ -300,14 +344,8 @@ export class RpcPeer {
     try {
       value = JSON.parse(text);
     } catch (cause) {
-      const problem = jsonProblem(text, cause);
-      this.#report(`the peer sent a line that is not JSON: ${problem}`);
-      // A response the peer failed to encode (a NaN, a stray quote) still names the request it
-      // answers, which fails instead of waiting for an answer that will not come.
-      for (const id of answeredIds(text)) {
-        this.#settle(id, { type: "malformed", reason: "the response is not JSON" });
-      }
-      this.#send(parseErrorMessage(problem));
+      // A message the peer failed to encode (a NaN, a stray quote) still names its id.
+      this.#rejectUnreadable(text, jsonProblem(text, cause), "the response is not JSON");
       return;
     }
     if (!Array.isArray(value)) {
@@ -319,6 +357,10 @@ export class RpcPeer {
     if (value.length === 0) {
       this.#report("the peer sent an empty batch");
       this.#send(invalidRequestMessage(null, "an empty batch"));
+      return;
+    }
+    if (value.length > MAX_BATCH_ENTRIES) {
+      this.#rejectBatch(value);
       return;
     }
     // A batch: every member starts now, in order; the replies go back as one array, and none
@@ -372,8 +414,9 @@ export class RpcPeer {
   #receiveNotification(method: string, params: unknown): void {
     if (method === RPC_METHODS.cancelRequest) {
       const parsed = cancelParamsSchema.safeParse(params);
-      if (parsed.success) this.#serving.get(parsed.data.id)?.abort();
-      else this.#report(`invalid ${method} params: ${describeIssues(parsed.error)}`);
+      if (parsed.success) {
+        for (const controller of this.#serving.get(parsed.data.id) ?? []) controller.abort();
+      } else this.#report(`invalid ${method} params: ${describeIssues(parsed.error)}`);
       return;
     }
     // JSON-RPC never answers a notification, not even an unknown one. Every served method is a
@@ -388,39 +431,69 @@ export class RpcPeer {
     const handler = findMethod(this.#methods, method);
     if (handler === undefined) return methodNotFound(id, method);
     const controller = new AbortController();
-    if (id !== null) this.#serving.set(id, controller);
+    const serving = this.#serving.get(id) ?? new Set<AbortController>();
+    serving.add(controller);
+    this.#serving.set(id, serving);
     try {
       const reply = await serve(handler, { id, method, params }, controller.signal);
       return this.#closeReason === undefined ? reply : undefined;
     } finally {
-      if (id !== null && this.#serving.get(id) === controller) this.#serving.delete(id);
+      serving.delete(controller);
+      if (serving.size === 0 && this.#serving.get(id) === serving) this.#serving.delete(id);
     }
   }
 }
 
+/** The ids a message that cannot be served still shows. */
+interface ReadableIds {
+  /** Of the responses it holds: the requests of ours they answer. */
+  readonly answered: RpcId[];
+  /** Of the requests it holds (also broken ones). */
+  readonly requests: RpcId[];
+  /** Whether it is a batch (its answer then is an array, too). */
+  readonly batch: boolean;
+}
+
 /**
- * The ids of the responses a broken line holds (one, or a batch's). A line that does not parse
- * at all is scanned for its top-level members: a response's id is still readable there.
+ * The ids a line that is not JSON holds (one message's, or a batch's). A line that does not
+ * parse at all is scanned for its top-level members: the id of a response or request is still
+ * readable there. A line with bad UTF-8 may parse once decoded (with U+FFFD in place of the bad
+ * bytes); it is read only for its ids. A batch over {@link MAX_BATCH_ENTRIES} names no
+ * requests: it gets one answer.
  */
-function answeredIds(text: string): RpcId[] {
+function idsOf(text: string): ReadableIds {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     const scanner = new MemberScanner();
     scanner.push(Buffer.from(text, "utf8"));
-    const id = scanner.responseId();
-    return id === undefined ? [] : [id];
+    const answered = scanner.responseId();
+    const request = scanner.requestId();
+    return {
+      answered: answered === undefined ? [] : [answered],
+      requests: request === undefined ? [] : [request],
+      batch: false,
+    };
   }
-  const ids: RpcId[] = [];
-  for (const item of Array.isArray(value) ? value : [value]) {
-    const incoming = classify(item);
-    if (incoming.type === "response" && incoming.id !== null) ids.push(incoming.id);
-    else if (incoming.type === "invalid" && incoming.answering !== undefined) {
-      ids.push(incoming.answering);
+  if (!Array.isArray(value)) return { ...idsOfEntries([value]), batch: false };
+  const ids = idsOfEntries(value);
+  return { ...ids, requests: value.length > MAX_BATCH_ENTRIES ? [] : ids.requests, batch: true };
+}
+
+function idsOfEntries(entries: readonly unknown[]): Omit<ReadableIds, "batch"> {
+  const answered: RpcId[] = [];
+  const requests: RpcId[] = [];
+  for (const entry of entries) {
+    const incoming = classify(entry);
+    if (incoming.type === "response" && incoming.id !== null) answered.push(incoming.id);
+    else if (incoming.type === "request" && incoming.id !== null) requests.push(incoming.id);
+    else if (incoming.type === "invalid") {
+      if (incoming.answering !== undefined) answered.push(incoming.answering);
+      else if (incoming.id !== null) requests.push(incoming.id);
     }
   }
-  return ids;
+  return { answered, requests };
 }
 
 // What is wrong with a line that is not JSON, without quoting it: Node.js's parse errors quote

@@ -45,7 +45,7 @@ describe("LineSplitter", () => {
     expect(splitter.push("789abc")).toEqual([{ type: "oversize", bytes: 13 }]);
     expect(splitter.push("more and more")).toEqual([]);
     expect(lines(splitter.push("tail\nok\n"))).toEqual([
-      { type: "oversize_end", answering: undefined },
+      { type: "oversize_end", bytes: 30, answering: undefined },
       "ok",
     ]);
   });
@@ -55,18 +55,18 @@ describe("LineSplitter", () => {
     const answer = `{"type":"answer","value":"${"x".repeat(100)}"}`;
     expect(lines(splitter.push(`{"jsonrpc":"2.0","id":7,"result":${answer}}\n`))).toEqual([
       { type: "oversize", bytes: expect.any(Number) },
-      { type: "oversize_end", answering: 7 },
+      { type: "oversize_end", bytes: expect.any(Number), answering: 7 },
     ]);
     splitter.push(`{"jsonrpc":"2.0","result":${answer.slice(0, 30)}`);
     expect(lines(splitter.push(`${answer.slice(30)},"id":"a-1"}\n`))).toEqual([
-      { type: "oversize_end", answering: "a-1" },
+      { type: "oversize_end", bytes: expect.any(Number), answering: "a-1" },
     ]);
-    // A request (it has a method) answers nothing, whatever its id.
+    // A request (it has a method) answers nothing, whatever its id: its id is read as its own.
     expect(
       lines(splitter.push(`{"jsonrpc":"2.0","id":8,"method":"m","params":${answer}}\n`)),
     ).toEqual([
       { type: "oversize", bytes: expect.any(Number) },
-      { type: "oversize_end", answering: undefined },
+      { type: "oversize_end", bytes: expect.any(Number), answering: undefined, request: 8 },
     ]);
   });
 
@@ -74,7 +74,7 @@ describe("LineSplitter", () => {
     expect(lines(new LineSplitter(4).push("abcd\nabcde\n"))).toEqual([
       "abcd",
       { type: "oversize", bytes: 5 },
-      { type: "oversize_end", answering: undefined },
+      { type: "oversize_end", bytes: 5, answering: undefined },
     ]);
   });
 
@@ -83,7 +83,7 @@ describe("LineSplitter", () => {
       "abcd",
       // The bytes seen when the limit was passed, `\r` included.
       { type: "oversize", bytes: 6 },
-      { type: "oversize_end", answering: undefined },
+      { type: "oversize_end", bytes: 5, answering: undefined },
     ]);
     // In pieces, the `\r` arriving alone.
     const splitter = new LineSplitter(4);
@@ -97,17 +97,17 @@ describe("LineSplitter", () => {
     expect(lines(splitter.push("abcd"))).toEqual([]);
     expect(lines(splitter.push("e\n"))).toEqual([
       { type: "oversize", bytes: 5 },
-      { type: "oversize_end", answering: undefined },
+      { type: "oversize_end", bytes: 5, answering: undefined },
     ]);
     expect(lines(splitter.push("abcde"))).toEqual([]);
     expect(lines(splitter.end())).toEqual([
       { type: "oversize", bytes: 5 },
-      { type: "oversize_end", answering: undefined },
+      { type: "oversize_end", bytes: 5, answering: undefined },
     ]);
     // A lone `\r` inside the line is a byte of it like any other.
     expect(lines(new LineSplitter(4).push("ab\rcd\n"))).toEqual([
       { type: "oversize", bytes: 5 },
-      { type: "oversize_end", answering: undefined },
+      { type: "oversize_end", bytes: 5, answering: undefined },
     ]);
   });
 
@@ -115,7 +115,7 @@ describe("LineSplitter", () => {
     expect(lines(new LineSplitter(4).push("éé\néé!\n"))).toEqual([
       "éé",
       { type: "oversize", bytes: 5 },
-      { type: "oversize_end", answering: undefined },
+      { type: "oversize_end", bytes: 5, answering: undefined },
     ]);
   });
 

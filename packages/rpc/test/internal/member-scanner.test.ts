@@ -19,6 +19,9 @@ describe("MemberScanner", () => {
     ['{"i\\u0064":9,"result":1}', 9],
     ['{"a":"{\\"id\\":4}","id":8,"result":1}', 8],
     ['{"id":5,"result":"cut short', 5],
+    // Two messages run together: the first one's, never a mix of both.
+    ['{"id":7,"result":1}{"id":8,"method":"x"}', 7],
+    ['{"id":7,"result":1} {"id":8}', 7],
   ])("reads the top-level id of %s", (text, id) => {
     expect(responseId(text)).toBe(id);
   });
@@ -34,7 +37,32 @@ describe("MemberScanner", () => {
     [`{"${"k".repeat(100)}id":5,"result":1}`],
     [`{"id":"${"x".repeat(100)}","result":1}`],
     ["not json at all"],
+    ['{"result":1}{"id":8,"result":1}'],
+    [']{"id":8,"result":1}'],
   ])("reads no response id from %s", (text) => {
     expect(responseId(text)).toBeUndefined();
+  });
+
+  it.each([
+    ['{"jsonrpc":"2.0","id":7,"method":"x","params":{"a":NaN}}', 7],
+    ['{"method":"x","params":{"pad":"a\\"b"},"id":"r-1"}', "r-1"],
+    ['{"jsonrpc":"1.0","method":"x","id":3}', 3],
+    ['{"jsonrpc":"2.0","method":"x","id":3}{"id":8,"result":1}', 3],
+  ])("reads the request id of %s", (text, id) => {
+    const scanner = new MemberScanner();
+    scanner.push(Buffer.from(text));
+    expect(scanner.requestId()).toBe(id);
+    expect(scanner.responseId()).toBeUndefined();
+  });
+
+  it.each([
+    ['{"jsonrpc":"2.0","method":"x","params":{"id":4}}'],
+    ['{"jsonrpc":"2.0","id":null,"method":"x"}'],
+    ['{"jsonrpc":"2.0","id":7,"result":1}'],
+    ['[{"jsonrpc":"2.0","id":7,"method":"x"}]'],
+  ])("reads no request id from %s", (text) => {
+    const scanner = new MemberScanner();
+    scanner.push(Buffer.from(text));
+    expect(scanner.requestId()).toBeUndefined();
   });
 });
