@@ -1003,3 +1003,185 @@ describe("a refusal quotes the model's arguments, not all of them", () => {
     );
   });
 });
+
+describe("options a person can see and type back", () => {
+  const select = (options: unknown[], extra: Record<string, unknown> = {}) => ({
+    question: "Which?",
+    answer_type: "select",
+    options,
+    ...extra,
+  });
+  const BLANK = "`options` must not hold blank options, which a person cannot see or pick: remove";
+  const PADDED =
+    "`options` must not start or end with whitespace, which a person cannot see or type back as shown: send";
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ["an empty option", select(["yes", ""]), `${BLANK} \`options[1]\``],
+    ["an option of spaces only", select(["   ", "no"]), `${BLANK} \`options[0]\``],
+    [
+      "an option of a tab and a line break only",
+      select(["yes", "\t\n"]),
+      `${BLANK} \`options[1]\``,
+    ],
+    [
+      "several blank options, named together",
+      select(["", "yes", " ", "no", "\u00a0"]),
+      `${BLANK} \`options[0]\`, \`options[2]\` and \`options[4]\``,
+    ],
+    [
+      "an option with spaces around it",
+      select([" yes ", "no"]),
+      `${PADDED} \`options[0]\` as "yes"`,
+    ],
+    ["an option with a trailing space", select(["yes", "no "]), `${PADDED} \`options[1]\` as "no"`],
+    ["an option with a leading tab", select(["\tyes", "no"]), `${PADDED} \`options[0]\` as "yes"`],
+    [
+      "several padded options, each with its fix",
+      select([" yes", "maybe", "no "]),
+      `${PADDED} \`options[0]\` as "yes" and \`options[2]\` as "no"`,
+    ],
+    [
+      "options that differ only by whitespace",
+      select(["yes", "yes ", "no"]),
+      '`options[0]` "yes" and `options[1]` "yes " differ only by leading or trailing whitespace, which a person cannot see: keep one, without the whitespace',
+    ],
+    [
+      "padded options that differ only by whitespace",
+      select([" yes", "yes "]),
+      '`options[0]` " yes" and `options[1]` "yes " differ only by leading or trailing whitespace, which a person cannot see: keep one, without the whitespace',
+    ],
+    [
+      "a blank option of a multi_select",
+      { question: "Which?", answer_type: "multi_select", options: ["a", " "] },
+      `${BLANK} \`options[1]\``,
+    ],
+    [
+      "a padded option of a multi_select",
+      { question: "Which?", answer_type: "multi_select", options: ["a ", "b"] },
+      `${PADDED} \`options[0]\` as "a"`,
+    ],
+    [
+      "a padded option that is also the default",
+      select([" yes ", "no"], { default: " yes " }),
+      `${PADDED} \`options[0]\` as "yes"`,
+    ],
+    [
+      "a padded option that is also a multi_select default",
+      { question: "Which?", answer_type: "multi_select", options: ["a", " b"], default: [" b"] },
+      `${PADDED} \`options[1]\` as "b"`,
+    ],
+    [
+      "a padded default among clean options",
+      select(["yes", "no"], { default: " yes " }),
+      'default is not a valid answer: expected one of "yes", "no", got " yes "',
+    ],
+    [
+      "a blank option in a form",
+      form(apply, { id: "env", text: "Env?", answer_type: "select", options: ["prod", ""] }),
+      "`questions[1].options` must not hold blank options, which a person cannot see or pick: remove `questions[1].options[1]`",
+    ],
+    [
+      "a padded option in a form",
+      form({ id: "envs", text: "Envs?", answer_type: "multi_select", options: ["prod", "dev "] }),
+      '`questions[0].options` must not start or end with whitespace, which a person cannot see or type back as shown: send `questions[0].options[1]` as "dev"',
+    ],
+    [
+      "options differing only by whitespace in a form",
+      form({ id: "env", text: "Env?", answer_type: "select", options: ["prod", " prod"] }),
+      '`questions[0].options[0]` "prod" and `questions[0].options[1]` " prod" differ only by leading or trailing whitespace, which a person cannot see: keep one, without the whitespace',
+    ],
+  ])("refuses %s", async (_name, args, problem) => {
+    expect(await execute(args)).toEqual(refused(problem));
+  });
+
+  it("names twenty blank options and counts the rest", async () => {
+    const options = ["yes", ...Array.from({ length: 25 }, () => " ")];
+    const named = Array.from({ length: 20 }, (_, i) => `\`options[${i + 1}]\``).join(", ");
+    expect(await execute(select(options))).toEqual(refused(`${BLANK} ${named} and 5 more`));
+  });
+
+  it("cuts a long padded option to 80 characters", async () => {
+    const long = `${"x".repeat(10_000)} `;
+    const outcome = await execute(select([long, "no"]));
+    expect(outcome).toEqual(refused(`${PADDED} \`options[0]\` as "${"x".repeat(78)}…`));
+  });
+
+  it("still asks options with inner spaces", async () => {
+    const outcome = await execute(select(["New York", "São Paulo"]));
+    expect(outcome.type).toBe("needs_input");
+  });
+
+  it("through a coordinator: nobody is asked and nothing is recorded", async () => {
+    const human = new MockPromptBackend({});
+    const { response, trail } = await runAskUser(select(["yes", " "]), { prompts: human });
+    expect(response).toMatchObject({ is_error: true, content: invalid(`${BLANK} \`options[1]\``) });
+    expect(human.requests).toEqual([]);
+    expect(trail).toEqual([]);
+  });
+});
+
+describe("a refusal of arguments nested too deeply to quote", () => {
+  const nested = (depth: number): unknown => {
+    let value: unknown = "text";
+    for (let i = 0; i < depth; i++) value = [value];
+    return value;
+  };
+
+  it("names an answer_type nested 100000 lists deep by its kind", async () => {
+    const outcome = await execute({ question: "Which?", answer_type: nested(100_000) });
+    expect(outcome).toEqual(
+      refused(`\`answer_type\` must be one of ${TYPES}; got a deeply nested list`),
+    );
+  });
+
+  it("names an answer_type nested 100000 objects deep by its kind", async () => {
+    let value: unknown = {};
+    for (let i = 0; i < 100_000; i++) value = { type: value };
+    const outcome = await execute({ question: "Which?", answer_type: value });
+    expect(outcome).toEqual(
+      refused(`\`answer_type\` must be one of ${TYPES}; got a deeply nested object`),
+    );
+  });
+
+  it("still quotes a shallow one, cut to 80 characters", async () => {
+    const outcome = await execute({ question: "Which?", answer_type: nested(100) });
+    expect(outcome).toEqual(
+      refused(`\`answer_type\` must be one of ${TYPES}; got ${"[".repeat(79)}…`),
+    );
+  });
+});
+
+describe("a number too large for JSON is refused under the argument's own name", () => {
+  // 1e400 is valid JSON text but reads as Infinity, which no answer or schema can hold.
+  const parsed = (text: string) => JSON.parse(text) as Record<string, unknown>;
+
+  it.each<[string, string, string]>([
+    [
+      "a default",
+      '{"question":"How many?","answer_type":"schema","schema":{},"default":1e400}',
+      "default: expected a JSON value, got Infinity",
+    ],
+    [
+      "a value inside a default",
+      '{"question":"How many?","answer_type":"schema","schema":{},"default":{"n":[1e400]}}',
+      "default.n[0]: expected a JSON value, got Infinity",
+    ],
+    [
+      "a schema keyword",
+      '{"question":"How many?","answer_type":"schema","schema":{"maximum":1e400}}',
+      "schema.maximum: expected a JSON value, got Infinity",
+    ],
+    [
+      "a form question's default",
+      '{"questions":[{"id":"n","text":"How many?","answer_type":"schema","schema":{},"default":1e400}]}',
+      "questions[0].default: expected a JSON value, got Infinity",
+    ],
+    [
+      "a form question's schema",
+      '{"questions":[{"id":"n","text":"How many?","answer_type":"schema","schema":{"maximum":1e400}}]}',
+      "questions[0].schema.maximum: expected a JSON value, got Infinity",
+    ],
+  ])("%s", async (_name, text, problem) => {
+    expect(await execute(parsed(text))).toEqual(refused(problem));
+  });
+});

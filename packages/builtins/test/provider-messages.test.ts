@@ -3,6 +3,8 @@ import {
   createEvent,
   type JsonObject,
   type StreamEvent,
+  type ToolCallRequest,
+  type ToolCallResponse,
 } from "@jp/conversation";
 import { describe, expect, it } from "vitest";
 import {
@@ -314,6 +316,85 @@ describe("recording a reply", () => {
         [],
       ]);
     }
+  });
+
+  it("OpenAI Chat: arguments sent as an object, null or not at all are not a crash", () => {
+    const stream = fresh();
+    const call = (id: string, args: unknown) => ({
+      id,
+      type: "function",
+      function: { name: "lookup", arguments: args as string },
+    });
+    const calls = recordOpenAIChatReply(stream, {
+      choices: [
+        {
+          message: {
+            content: null,
+            tool_calls: [
+              call("c1", { q: 1 }),
+              call("c2", null),
+              call("c3", undefined),
+              call("c4", 42),
+              call("c5", ["q"]),
+            ],
+          },
+        },
+      ],
+    });
+    expect(calls.map((c) => [c.id, c.arguments])).toEqual([
+      ["c1", { q: 1 }],
+      ["c2", {}],
+      ["c3", {}],
+    ]);
+    expect(
+      stream.events
+        .filter((e) => e.type === "tool_call_response")
+        .map((e) => [(e as ToolCallResponse).id, (e as ToolCallResponse).content]),
+    ).toEqual([
+      [
+        "c4",
+        "The call was not run: its arguments are a number, not a JSON object. Call lookup again with its arguments as one JSON object.",
+      ],
+      [
+        "c5",
+        "The call was not run: its arguments are a list, not a JSON object. Call lookup again with its arguments as one JSON object.",
+      ],
+    ]);
+  });
+
+  it("OpenAI Chat: a call without a string id is not recorded; a name that is not a string is empty", () => {
+    const stream = fresh();
+    const calls = recordOpenAIChatReply(stream, {
+      choices: [
+        {
+          message: {
+            content: null,
+            tool_calls: [
+              {
+                id: 7 as unknown as string,
+                type: "function",
+                function: { name: "a", arguments: "{}" },
+              },
+              {
+                id: "c2",
+                type: "function",
+                function: { name: 7 as unknown as string, arguments: "{}" },
+              },
+            ],
+          },
+        },
+      ],
+    });
+    expect(calls.map((c) => [c.id, c.name])).toEqual([["c2", ""]]);
+    expect(stream.events.slice(2).map((e) => (e as ToolCallRequest).id)).toEqual(["c2"]);
+  });
+
+  it("OpenAI Responses: arguments sent as an object are the call's, not an empty call", () => {
+    const stream = fresh();
+    const calls = recordOpenAIResponsesReply(stream, {
+      output: [{ type: "function_call", call_id: "c1", name: "lookup", arguments: { q: 1 } }],
+    });
+    expect(calls.map((c) => [c.id, c.arguments])).toEqual([["c1", { q: 1 }]]);
   });
 
   it("OpenAI Chat: a refusal is recorded as the assistant's message", () => {

@@ -2,7 +2,9 @@
 // checked by `tsc`), and their real clients sending requests to a fake `fetch` (run-time).
 import Anthropic from "@anthropic-ai/sdk";
 import { ConversationStream, type JsonObject } from "@jp/conversation";
+import type { BuiltinTool } from "@jp/coordinator";
 import { MockPromptBackend } from "@jp/coordinator/testing";
+import { defineQuestion, needsInput, success } from "@jp/tool";
 import OpenAI from "openai";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import {
@@ -316,5 +318,150 @@ describe("the inquiry backends through the real SDK clients", () => {
       model: "m",
     });
     expect((await backend.inquire(question, { signal }))._unsafeUnwrapErr().kind).toBe("provider");
+  });
+});
+
+describe("a model's refusal is its declining, never the answer's text", () => {
+  const question = {
+    stream: ConversationStream.empty(),
+    inquiryId: "c.q.1",
+    toolName: "deploy",
+    question: {
+      id: "q",
+      text: "Which region?",
+      answer_type: { type: "select" as const, options: ["eu", "us"] },
+    },
+  };
+  const signal = new AbortController().signal;
+  const REFUSAL = "I can't help with choosing a region.";
+  const declined = (reason: string) => ({
+    kind: "missing_structured_data",
+    message: `the secondary assistant declined to answer: ${JSON.stringify(reason)}`,
+  });
+  const chat = (message: object) => {
+    const { fetch } = fakeFetch([chatCompletion(message)]);
+    return createOpenAIChatInquiryBackend({
+      client: new OpenAI({ apiKey: "test", fetch, maxRetries: 0 }),
+      model: "gpt-mini-test",
+    });
+  };
+  const responses = (content: object[]) => {
+    const { fetch } = fakeFetch([
+      response([{ type: "message", id: "m", role: "assistant", status: "completed", content }]),
+    ]);
+    return createOpenAIResponsesInquiryBackend({
+      client: new OpenAI({ apiKey: "test", fetch, maxRetries: 0 }),
+      model: "gpt-mini-test",
+    });
+  };
+  const refusalPart = (refusal: string) => ({ type: "refusal", refusal });
+  const anthropic = (content: object[]) => {
+    const { fetch } = fakeFetch([{ ...anthropicMessage(content), stop_reason: "refusal" }]);
+    return createAnthropicInquiryBackend({
+      client: new Anthropic({ apiKey: "test", fetch, maxRetries: 0 }),
+      model: "claude-haiku-test",
+    });
+  };
+
+  it.each([
+    ["OpenAI Chat: message.refusal", () => chat({ content: null, refusal: REFUSAL })],
+    ["OpenAI Responses: a refusal content part", () => responses([refusalPart(REFUSAL)])],
+    [
+      "Anthropic: stop_reason refusal, with the text given",
+      () => anthropic([{ type: "text", text: REFUSAL }]),
+    ],
+  ])("%s: no answer, with the model's reason", async (_name, backend) => {
+    const result = await backend().inquire(question, { signal });
+    expect(result._unsafeUnwrapErr()).toEqual(declined(REFUSAL));
+  });
+
+  it.each([
+    ["OpenAI Chat", () => chat({ content: null, refusal: '{"answer":"eu"}' })],
+    ["OpenAI Responses", () => responses([refusalPart('{"answer":"eu"}')])],
+  ])("%s: a refusal that reads as an answer is not taken as one", async (_name, backend) => {
+    const result = await backend().inquire(question, { signal });
+    expect(result._unsafeUnwrapErr()).toEqual(declined('{"answer":"eu"}'));
+  });
+
+  it("OpenAI Chat: a refusal beside content is still a refusal", async () => {
+    const result = await chat({ content: '{"answer":"eu"}', refusal: REFUSAL }).inquire(question, {
+      signal,
+    });
+    expect(result._unsafeUnwrapErr()).toEqual(declined(REFUSAL));
+  });
+
+  it("OpenAI Responses: a refusal beside output text is still a refusal", async () => {
+    const text = { type: "output_text", text: '{"answer":"eu"}', annotations: [] };
+    const result = await responses([text, refusalPart(REFUSAL)]).inquire(question, { signal });
+    expect(result._unsafeUnwrapErr()).toEqual(declined(REFUSAL));
+  });
+
+  it("Anthropic: a refusal that stopped inside the answer call is not the answer", async () => {
+    const call = { type: "tool_use", id: "t", name: "answer", input: { answer: "eu" } };
+    const result = await anthropic([call]).inquire(question, { signal });
+    expect(result._unsafeUnwrapErr()).toEqual({
+      kind: "missing_structured_data",
+      message: "the secondary assistant declined to answer",
+    });
+  });
+
+  it("OpenAI Chat: an empty refusal declines without a reason", async () => {
+    const result = await chat({ content: null, refusal: "" }).inquire(question, { signal });
+    expect(result._unsafeUnwrapErr()).toEqual({
+      kind: "missing_structured_data",
+      message: "the secondary assistant declined to answer",
+    });
+  });
+
+  it("OpenAI Chat: an empty refusal beside an answer leaves the answer", async () => {
+    const result = await chat({ content: '{"answer":"us"}', refusal: "" }).inquire(question, {
+      signal,
+    });
+    expect(result._unsafeUnwrap()).toBe("us");
+  });
+
+  it("OpenAI Responses: a long refusal is cut to 200 characters, on one line", async () => {
+    const long = `Sorry,\n\n${"no ".repeat(1_000)}`;
+    const result = await responses([refusalPart(long)]).inquire(question, { signal });
+    const cut = `${`Sorry, ${"no ".repeat(1_000)}`.slice(0, 199)}…`;
+    expect(result._unsafeUnwrapErr()).toEqual(declined(cut));
+  });
+
+  it("the asking model reads the refusal; it is recorded as no answer, not the user's cancel", async () => {
+    const { fetch } = fakeFetch([chatCompletion({ content: null, refusal: REFUSAL })]);
+    const inquiries = createOpenAIChatInquiryBackend({
+      client: new OpenAI({ apiKey: "test", fetch, maxRetries: 0 }),
+      model: "gpt-mini-test",
+    });
+    const region = defineQuestion({
+      id: "region",
+      text: "Which region?",
+      answer_type: { type: "select", options: ["eu", "us"] },
+    })._unsafeUnwrap();
+    const deploy: BuiltinTool = {
+      execute: ({ answers }) =>
+        answers.region === undefined
+          ? needsInput(region)
+          : success(`deployed to ${answers.region}`),
+    };
+    const stream = ConversationStream.empty();
+    stream.startTurn("Deploy it.");
+    const prompts = new MockPromptBackend();
+    const jp = createCoordinator({
+      stream,
+      prompts,
+      inquiries,
+      executors: { deploy },
+      tools: { deploy: { run: "unattended", questions: { region: { target: "assistant" } } } },
+    });
+    const { responses } = await jp.run([{ id: "c1", name: "deploy", arguments: {} }]);
+    expect(responses[0]).toMatchObject({
+      is_error: true,
+      content: `The tool 'deploy' asked a follow-up question ("Which region?") that was routed to a secondary assistant for resolution, but the secondary assistant failed to provide a valid answer. Error: the secondary assistant declined to answer: ${JSON.stringify(REFUSAL)}. You may retry the tool call or end the turn.`,
+    });
+    expect(stream.events.filter((e) => e.type === "inquiry_response")).toMatchObject([
+      { outcome: "cancelled", reason: "backend_error" },
+    ]);
+    expect(prompts.requests).toEqual([]);
   });
 });

@@ -43,9 +43,18 @@ const isRecord = (v: unknown): v is Fields =>
 // A value of the model's, as JSON cut to 80 characters: an error quotes what it refers to, not a
 // megabyte the model sent (a refusal goes back into the model's context).
 const show = (v: unknown) => {
-  const text = JSON.stringify(v) ?? String(v);
+  const text = stringified(v);
   return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 };
+// A value nested too deeply for JSON.stringify is named by its kind: the refusal still says
+// what to change.
+function stringified(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return Array.isArray(v) ? "a deeply nested list" : "a deeply nested object";
+  }
+}
 const TYPE_LIST = ASK_USER_ANSWER_TYPES.map((t) => `"${t}"`).join(", ");
 
 // The arguments each level accepts: anything else is refused by name, never silently ignored.
@@ -307,9 +316,13 @@ function buildQuestion(
       ? {}
       : { default: raw.default as JsonValue }),
   });
-  // The builder's messages start with the field ("default is not a valid answer: …"); name the
-  // fields as the model wrote them (`options`, `schema`), not as the built question nests them.
-  return defined.mapErr((e) => `${at}${e.message.replace(/answer_type\.(options|schema)/g, "$1")}`);
+  // The builder's messages start with the field ("default is not a valid answer: …", or a path
+  // such as "question.default: …"); name the fields as the model wrote them (`default`, `options`,
+  // `schema`), not as the built question nests them.
+  return defined.mapErr(
+    (e) =>
+      `${at}${e.message.replace(/^question\./, "").replace(/answer_type\.(options|schema)/g, "$1")}`,
+  );
 }
 
 function parseAnswerType(raw: Fields, at: string): Result<AnswerType, Problem> {
@@ -340,6 +353,8 @@ function parseAnswerType(raw: Fields, at: string): Result<AnswerType, Problem> {
         `\`${at}options\` is required when \`answer_type\` is "${type}": a non-empty list of strings`,
       );
     }
+    const unseen = optionsProblem(options as string[], at);
+    if (unseen !== undefined) return err(unseen);
     return ok({ type, options: options as string[] });
   }
   if (type === "schema") {
@@ -350,4 +365,52 @@ function parseAnswerType(raw: Fields, at: string): Result<AnswerType, Problem> {
     return ok({ type, schema: schema as Record<string, JsonValue> });
   }
   return ok({ type });
+}
+
+/**
+ * Why some options cannot be shown to a person as they are: a blank option cannot be seen or
+ * picked, and whitespace around an option cannot be seen or typed back, so two options that differ
+ * only by it look the same. Every blank or padded option is named (up to twenty), so that one
+ * correction fixes them all.
+ */
+function optionsProblem(options: readonly string[], at: string): Problem | undefined {
+  const blank: number[] = [];
+  const padded: number[] = [];
+  const byText = new Map<string, number>();
+  let twins: [number, number] | undefined;
+  for (let i = 0; i < options.length; i++) {
+    const option = options[i] as string;
+    const text = option.trim();
+    if (text === "") {
+      blank.push(i);
+      continue;
+    }
+    if (text !== option) padded.push(i);
+    const first = byText.get(text);
+    if (first === undefined) byText.set(text, i);
+    else if (twins === undefined && options[first] !== option) twins = [first, i];
+  }
+  const name = (i: number) => `\`${at}options[${i}]\``;
+  if (blank.length > 0) {
+    return `\`${at}options\` must not hold blank options, which a person cannot see or pick: remove ${listed(blank, name)}`;
+  }
+  if (twins !== undefined) {
+    const [a, b] = twins;
+    return `${name(a)} ${show(options[a])} and ${name(b)} ${show(options[b])} differ only by leading or trailing whitespace, which a person cannot see: keep one, without the whitespace`;
+  }
+  if (padded.length > 0) {
+    const fix = (i: number) => `${name(i)} as ${show((options[i] as string).trim())}`;
+    return `\`${at}options\` must not start or end with whitespace, which a person cannot see or type back as shown: send ${listed(padded, fix)}`;
+  }
+  return undefined;
+}
+
+// "a, b and c", cut after twenty: "a, b, … t and 980 more".
+function listed(indices: readonly number[], render: (i: number) => string): string {
+  const shown = indices.slice(0, 20).map(render);
+  const hidden = indices.length - shown.length;
+  if (hidden > 0) return `${shown.join(", ")} and ${hidden} more`;
+  return shown.length === 1
+    ? (shown[0] as string)
+    : `${shown.slice(0, -1).join(", ")} and ${shown.at(-1)}`;
 }

@@ -24,7 +24,8 @@ const answerType = (description: string): JsonValue => ({
 const options: JsonValue = {
   type: "array",
   items: { type: "string" },
-  description: 'The choices; required for "select" and "multi_select", not allowed otherwise.',
+  description:
+    'The choices, each distinct visible text without leading or trailing whitespace; required for "select" and "multi_select", not allowed otherwise.',
 };
 
 const schema: JsonValue = {

@@ -46,6 +46,8 @@ export interface AnthropicReplyBlock {
 /** A Messages API reply (the SDK's `Message`), as much of it as recording needs. */
 export interface AnthropicReply {
   readonly content: readonly AnthropicReplyBlock[];
+  /** Why the model stopped; `"refusal"` when it declined. */
+  readonly stop_reason?: unknown;
 }
 
 /**

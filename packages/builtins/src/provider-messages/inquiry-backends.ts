@@ -3,7 +3,9 @@ import {
   createJsonSchemaInquiryBackend,
   type InquiryBackend,
   type InquiryRequestInput,
+  type JsonSchemaCompletionInput,
 } from "@jp/coordinator";
+import { err } from "neverthrow";
 import {
   type AnthropicMessageParam,
   type AnthropicReply,
@@ -15,7 +17,6 @@ import {
   toOpenAIChatMessages,
 } from "./openai-chat.js";
 import {
-  contentTexts,
   type OpenAIResponsesInputItem,
   type OpenAIResponsesReply,
   toOpenAIResponsesInput,
@@ -105,7 +106,8 @@ const ANSWER_DESCRIPTION = "Give your answer to the question.";
 /**
  * An {@link InquiryBackend} that asks an Anthropic model: the answer comes as the input of a
  * forced `answer` tool call whose schema is the question's. Failures are `InquiryError`s (see
- * `createJsonSchemaInquiryBackend`); nothing throws.
+ * `createJsonSchemaInquiryBackend`); nothing throws. A refusal (`stop_reason: "refusal"`) is no
+ * answer: `missing_structured_data`, with the model's words as the reason.
  *
  * @example
  * const inquiries = createAnthropicInquiryBackend({ client: new Anthropic(), model: "claude-haiku-4-5" });
@@ -113,7 +115,7 @@ const ANSWER_DESCRIPTION = "Give your answer to the question.";
 export function createAnthropicInquiryBackend(
   options: ProviderInquiryOptions<AnthropicMessagesClient> & { readonly maxTokens?: number },
 ): InquiryBackend {
-  return createJsonSchemaInquiryBackend(async ({ prompt, schema, stream, signal, request }) => {
+  return declinableInquiryBackend(async ({ prompt, schema, stream, signal, request }) => {
     const messages = toAnthropicMessages(stream, { openCalls: "skip" });
     const last = messages.at(-1);
     if (last?.role === "user") last.content.push({ type: "text", text: prompt });
@@ -135,18 +137,22 @@ export function createAnthropicInquiryBackend(
       },
       { signal },
     );
+    const text = reply.content
+      .map((block) => (typeof block.text === "string" ? block.text : ""))
+      .join("");
+    // A refusal stops the reply wherever it stood, even inside the answer's call.
+    if (reply.stop_reason === "refusal") return new Declined(text);
     const call = reply.content.find((block) => block.type === "tool_use");
     if (call !== undefined) return call.input;
     // No call: the text, which the generic backend parses (and reports if it is not the answer).
-    return reply.content
-      .map((block) => (typeof block.text === "string" ? block.text : ""))
-      .join("");
+    return text;
   });
 }
 
 /**
  * An {@link InquiryBackend} that asks an OpenAI model through Chat Completions with a JSON
- * Schema `response_format`. Failures are `InquiryError`s; nothing throws.
+ * Schema `response_format`. Failures are `InquiryError`s; nothing throws. A refusal
+ * (`message.refusal`) is no answer: `missing_structured_data`, with the model's words as the reason.
  *
  * @example
  * const inquiries = createOpenAIChatInquiryBackend({ client: new OpenAI(), model: "gpt-4.1-mini" });
@@ -154,7 +160,7 @@ export function createAnthropicInquiryBackend(
 export function createOpenAIChatInquiryBackend(
   options: ProviderInquiryOptions<OpenAIChatClient>,
 ): InquiryBackend {
-  return createJsonSchemaInquiryBackend(async ({ prompt, schema, stream, signal, request }) => {
+  return declinableInquiryBackend(async ({ prompt, schema, stream, signal, request }) => {
     const system =
       options.system === undefined ? [] : [{ role: "system" as const, content: options.system }];
     const reply = await options.client.chat.completions.create(
@@ -174,13 +180,21 @@ export function createOpenAIChatInquiryBackend(
       { signal },
     );
     const message = reply.choices[0]?.message;
-    return message?.content ?? message?.refusal ?? undefined;
+    const refusal = message?.refusal;
+    if (
+      typeof refusal === "string" &&
+      (refusal.trim() !== "" || typeof message?.content !== "string")
+    ) {
+      return new Declined(refusal);
+    }
+    return message?.content ?? undefined;
   });
 }
 
 /**
  * An {@link InquiryBackend} that asks an OpenAI model through the Responses API with a JSON
- * Schema text format. Failures are `InquiryError`s; nothing throws.
+ * Schema text format. Failures are `InquiryError`s; nothing throws. A refusal content part is no
+ * answer: `missing_structured_data`, with the model's words as the reason.
  *
  * @example
  * const inquiries = createOpenAIResponsesInquiryBackend({ client: new OpenAI(), model: "gpt-4.1-mini" });
@@ -188,7 +202,7 @@ export function createOpenAIChatInquiryBackend(
 export function createOpenAIResponsesInquiryBackend(
   options: ProviderInquiryOptions<OpenAIResponsesClient>,
 ): InquiryBackend {
-  return createJsonSchemaInquiryBackend(async ({ prompt, schema, stream, signal, request }) => {
+  return declinableInquiryBackend(async ({ prompt, schema, stream, signal, request }) => {
     const reply = await options.client.responses.create(
       {
         model: modelFor(options, request),
@@ -201,10 +215,75 @@ export function createOpenAIResponsesInquiryBackend(
       },
       { signal },
     );
-    return reply.output
-      .flatMap((item) => (item.type === "message" ? contentTexts(item.content) : []))
-      .join("");
+    const texts: string[] = [];
+    const refusals: string[] = [];
+    for (const item of reply.output) {
+      if (item.type !== "message" || !Array.isArray(item.content)) continue;
+      for (const part of item.content as unknown[]) {
+        if (typeof part !== "object" || part === null) continue;
+        const { type, text, refusal } = part as {
+          type?: unknown;
+          text?: unknown;
+          refusal?: unknown;
+        };
+        if (type === "refusal") refusals.push(typeof refusal === "string" ? refusal : "");
+        else if (typeof text === "string") texts.push(text);
+      }
+    }
+    if (
+      refusals.some((refusal) => refusal.trim() !== "") ||
+      (refusals.length > 0 && texts.length === 0)
+    ) {
+      return new Declined(refusals.join(" "));
+    }
+    return texts.join("");
   });
+}
+
+/** The answering model declined to answer (a provider's refusal), in its own words. */
+class Declined {
+  constructor(readonly reason: string) {}
+}
+
+/** Most characters of a refusal that an error quotes. */
+const MAX_REFUSAL = 200;
+
+/**
+ * The model-facing reason of a refusal: the model's words on one line, cut to
+ * {@link MAX_REFUSAL} characters, since they go back into the asking model's context.
+ */
+function declinedMessage(reason: string): string {
+  const words = reason.replace(/\s+/g, " ").trim();
+  if (words === "") return "the secondary assistant declined to answer";
+  const cut = words.length > MAX_REFUSAL ? `${words.slice(0, MAX_REFUSAL - 1)}…` : words;
+  return `the secondary assistant declined to answer: ${JSON.stringify(cut)}`;
+}
+
+/**
+ * {@link createJsonSchemaInquiryBackend} for a completion that may come back {@link Declined}: a
+ * refusal is the model declining, not a reply to parse, so it is reported as no answer
+ * (`missing_structured_data`) with the model's reason, never read as the answer's text. A
+ * cancellation still wins.
+ */
+function declinableInquiryBackend(
+  complete: (input: JsonSchemaCompletionInput) => Promise<unknown>,
+): InquiryBackend {
+  return {
+    async inquire(request, options) {
+      let declined: Declined | undefined;
+      const backend = createJsonSchemaInquiryBackend(async (input) => {
+        const reply = await complete(input);
+        if (!(reply instanceof Declined)) return reply;
+        declined = reply;
+        return undefined;
+      });
+      const result = await backend.inquire(request, options);
+      if (declined === undefined || result.isOk() || result.error.kind === "cancelled") {
+        return result;
+      }
+      return err({ kind: "missing_structured_data", message: declinedMessage(declined.reason) });
+    },
+  };
 }
 
 // JP's per-question override: `questions.<id>.target = { model = "…" }`.

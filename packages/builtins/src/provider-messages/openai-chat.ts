@@ -1,5 +1,5 @@
 import type { ConversationStream, ToolCallRequest } from "@jp/conversation";
-import { parseArguments, type ReplyPart, recordReply } from "./record-reply.js";
+import { callArguments, type ReplyPart, recordReply } from "./record-reply.js";
 import { type ProviderMessagesOptions, providerSegments } from "./segments.js";
 
 // OpenAI Chat Completions (`POST /v1/chat/completions`). Structural types that fit the official
@@ -132,9 +132,14 @@ export function recordOpenAIChatReply(
   const text = message.content ?? message.refusal;
   if (typeof text === "string") parts.push({ kind: "message", text });
   for (const call of message.tool_calls ?? []) {
-    if (call.type !== "function" || call.function === undefined) continue;
-    const { name, arguments: args } = call.function;
-    parts.push({ kind: "call", id: call.id, name, arguments: parseArguments(args) });
+    if (call.type !== "function" || call.function == null || typeof call.id !== "string") continue;
+    const { name, arguments: args } = call.function as { name?: unknown; arguments?: unknown };
+    parts.push({
+      kind: "call",
+      id: call.id,
+      name: typeof name === "string" ? name : "",
+      arguments: callArguments(args),
+    });
   }
   return recordReply(stream, parts);
 }

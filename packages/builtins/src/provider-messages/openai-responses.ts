@@ -1,5 +1,5 @@
 import type { ConversationStream, ToolCallRequest } from "@jp/conversation";
-import { parseArguments, type ReplyPart, recordReply } from "./record-reply.js";
+import { callArguments, type ReplyPart, recordReply } from "./record-reply.js";
 import { type ProviderMessagesOptions, providerSegments, type Segment } from "./segments.js";
 
 // OpenAI Responses (`POST /v1/responses`). Structural types that fit the official SDK's
@@ -102,8 +102,12 @@ export function recordOpenAIResponsesReply(
       parts.push({ kind: "reasoning", text: contentTexts(item.summary).join("\n\n") });
     } else if (item.type === "function_call" && typeof item.call_id === "string") {
       const name = typeof item.name === "string" ? item.name : "";
-      const args = typeof item.arguments === "string" ? item.arguments : "";
-      parts.push({ kind: "call", id: item.call_id, name, arguments: parseArguments(args) });
+      parts.push({
+        kind: "call",
+        id: item.call_id,
+        name,
+        arguments: callArguments(item.arguments),
+      });
     }
   }
   return recordReply(stream, parts);

@@ -83,6 +83,16 @@ export function argumentsOf(value: unknown): JsonObject | ArgumentsProblem {
   return new ArgumentsProblem(`its arguments are ${describe(value)}, not a JSON object`);
 }
 
+/**
+ * A call's arguments as an OpenAI-shaped reply carries them: JSON text, parsed; an object as it
+ * is (some compatible servers send one); none at all as no arguments.
+ */
+export function callArguments(value: unknown): JsonObject | ArgumentsProblem {
+  if (typeof value === "string") return parseArguments(value);
+  if (value === undefined || value === null) return {};
+  return argumentsOf(value);
+}
+
 /** Arguments sent as JSON text (OpenAI), parsed. */
 export function parseArguments(text: string): JsonObject | ArgumentsProblem {
   // Some models send no text at all for a call without arguments.
