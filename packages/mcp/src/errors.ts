@@ -1,11 +1,12 @@
 /**
  * An elicitation this client will not put in front of a person: its form schema is outside MCP's
- * flat subset (`unsupported-schema`), or its URL is unsafe to offer (`unsafe-url`: not https, a
- * user name in it, unparseable). The server receives `message` as an invalid-params error; no
- * question is asked or recorded.
+ * flat subset (`unsupported-schema`), its URL is unsafe to offer (`unsafe-url`: not https, a
+ * user name in it, unparseable), or a text in it is longer than a person is shown (`too-large`:
+ * the message, a field's name, title, description, default or pattern, a choice). The server
+ * receives `message` as an invalid-params error; no question is asked or recorded.
  */
 export interface UnsupportedElicitation {
-  readonly kind: "unsupported-schema" | "unsafe-url";
+  readonly kind: "unsupported-schema" | "unsafe-url" | "too-large";
   readonly message: string;
 }
 

@@ -19,11 +19,12 @@ import {
 import { err, ok, type Result } from "neverthrow";
 import { decisionFor } from "../decision.js";
 import type { McpConnectError } from "../errors.js";
+import { describeValue } from "../internal/json.js";
 import type { CallSession, SessionHost } from "./call-session.js";
 import { type ElicitResponse, planElicitation } from "./elicitation.js";
 import { LineSlot } from "./line.js";
 import { type LinePlace, PushCall } from "./push-call.js";
-import { RoundCall } from "./round-call.js";
+import { DEFAULT_MAX_REQUEST_STATE_BYTES, RoundCall } from "./round-call.js";
 import {
   readSuspendedCall,
   type SuspendedMcpCall,
@@ -80,6 +81,12 @@ export interface McpServerOptions {
   readonly pageTimeoutMs?: number;
   /** Input-required rounds one 2026-07-28 call may take. Default 16. */
   readonly maxRounds?: number;
+  /**
+   * The longest `requestState` a 2026-07-28 round may carry, in UTF-8 bytes; a round with a
+   * longer one fails its call. It is written into the conversation when a turn suspends: raise it
+   * for a server known to keep more of its state there. Default 65 536 (64 KiB).
+   */
+  readonly maxRequestStateBytes?: number;
   /**
    * Elicitations one call may have waiting at once: pushed requests (2025), or the input
    * requests of one round (2026-07-28); more are refused. Default 8.
@@ -238,6 +245,14 @@ class Connection implements McpConnection {
     }
     try {
       const listed = await this.#client.listTools();
+      // The definitions go to a model as JSON: one that cannot be written so (nested deeper than
+      // this process can write back) would make the host's request to its model throw.
+      const unwritable = listed.tools.find((tool) => !writesAsJson(tool.inputSchema));
+      if (unwritable !== undefined) {
+        await this.#client.close().catch(() => undefined);
+        const message = `MCP server "${server}" offers a tool that cannot be given to a model: the input schema of its tool ${describeValue(unwritable.name)} is nested too deeply to be written as JSON`;
+        return { kind: "list-tools-failed", server, message };
+      }
       const prefix = this.#options.prefix ?? "";
       this.tools = listed.tools.map((tool) => {
         this.#remote.set(`${prefix}${tool.name}`, tool.name);
@@ -491,6 +506,7 @@ class Connection implements McpConnection {
       client: this.#client,
       maxRounds: this.#options.maxRounds ?? DEFAULTS.maxRounds,
       maxRequests: this.#options.maxPendingElicitations ?? DEFAULTS.maxPending,
+      maxRequestStateBytes: this.#options.maxRequestStateBytes ?? DEFAULT_MAX_REQUEST_STATE_BYTES,
       refused: (message) => this.#refuse(message, call.id),
       prompted,
       ...(earlier?.gates === undefined ? {} : { gates: earlier.gates }),
@@ -703,6 +719,15 @@ export function parseInquiryId(id: string): { callId: string; questionId: string
   const middle = last <= 0 ? -1 : id.lastIndexOf(".", last - 1);
   if (middle <= 0) return undefined;
   return { callId: id.slice(0, middle), questionId: id.slice(middle + 1, last) };
+}
+
+function writesAsJson(value: unknown): boolean {
+  try {
+    JSON.stringify(value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function failureText(server: string, cause: unknown): string {

@@ -5,7 +5,13 @@ import { err, ok, type Result } from "neverthrow";
 import { type DecidedBy, decisionMeta } from "../decision.js";
 import type { UnsupportedElicitation } from "../errors.js";
 import { describeValue, isPlainObject } from "../internal/json.js";
-import { type FormField, fieldContent, questionsForElicitation } from "./form-questions.js";
+import {
+  type FormField,
+  fieldContent,
+  MAX_TEXT_LENGTH,
+  overLength,
+  questionsForElicitation,
+} from "./form-questions.js";
 import { type CheckedUrl, checkElicitationUrl } from "./url-check.js";
 
 /** The options of the question that opens every elicitation: go on, or decline. */
@@ -27,6 +33,10 @@ export interface ElicitResponse {
 // An id that needs no cleaning: the common case, tested without building a new string.
 const PLAIN_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
+// What a field's id is kept with: an answer typed into a field (say "open") is never the
+// consent of an opening question that takes its id when the tool runs again.
+const FIELD_TERMS = "field";
+
 /**
  * Hands out question ids unique within one tool call: a field keeps its name when it can (so a
  * host can configure `questions.<name>`), later uses of the same name get `_2`, `_3`, ….
@@ -34,12 +44,14 @@ const PLAIN_ID = /^[A-Za-z0-9_-]{1,64}$/;
  * The question that opens an elicitation also names what its answer agrees to (`urlTerms`,
  * `formTerms`): a recorded "open" or "accept" answers only an opening question that asks the
  * same. A tool run again after a restart may ask something else first; its opening question then
- * takes the next free id and is asked, never answered by a consent given to another page.
+ * takes the next free id and is asked, never answered by a consent given to another page. Field
+ * ids are kept as fields' (`field`), so neither kind of question ever takes the other's answer.
  */
 export class QuestionIds {
   readonly #used: Set<string>;
   readonly #spent = new Set<string>();
-  // What each opening question handed out in this call (or recorded before a restart) asked.
+  // What each question handed out in this call (or recorded before a restart) asked: an opening
+  // question its terms, a field FIELD_TERMS.
   readonly #gates: Map<string, string>;
 
   /**
@@ -81,8 +93,9 @@ export class QuestionIds {
     return Object.fromEntries(this.#gates);
   }
 
+  /** An id for a form's field: never one an opening question took, in this run or before. */
   take(base: string): string {
-    return this.#take(base, undefined);
+    return this.#take(base, FIELD_TERMS);
   }
 
   /** An id for an opening question that asks `terms`: never one taken by other terms. */
@@ -90,7 +103,7 @@ export class QuestionIds {
     return this.#take(base, terms);
   }
 
-  #take(base: string, terms: string | undefined): string {
+  #take(base: string, terms: string): string {
     const clean = PLAIN_ID.test(base)
       ? base
       : base.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64) || "field";
@@ -99,11 +112,11 @@ export class QuestionIds {
       id = `${clean}_${n}`;
     }
     this.#used.add(id);
-    if (terms !== undefined) this.#gates.set(id, terms);
+    this.#gates.set(id, terms);
     return id;
   }
 
-  #askedOtherwise(id: string, terms: string | undefined): boolean {
+  #askedOtherwise(id: string, terms: string): boolean {
     const asked = this.#gates.get(id);
     return asked !== undefined && asked !== terms;
   }
@@ -168,6 +181,9 @@ export function planElicitation(
     return err({ kind: "unsupported-schema", message: "the elicitation has no params" });
   }
   const message = typeof params.message === "string" ? params.message : "";
+  const long = overLength(message, MAX_TEXT_LENGTH);
+  if (long !== undefined)
+    return err({ kind: "too-large", message: `the elicitation message ${long}` });
   if (params.mode === "url") {
     const url = checkElicitationUrl(params.url);
     if (url.isErr()) return err(url.error);

@@ -35,6 +35,21 @@ export const ELICITATION_STRING_FORMATS = ["email", "uri", "date", "date-time"] 
 export const MAX_FORM_FIELDS = 32;
 /** A choice with more options than this is refused. */
 export const MAX_FORM_OPTIONS = 256;
+/**
+ * The longest text a person is shown as a question or its context (an elicitation's message, a
+ * field's description or default) and the longest `pattern`, in characters: a few screens.
+ */
+export const MAX_TEXT_LENGTH = 4096;
+/** The longest name a form may use (a field's name or title, a choice's value or title). */
+export const MAX_LABEL_LENGTH = 256;
+
+// The texts of a property a person is shown (or that test their answer), and their limits.
+const LENGTHS: readonly (readonly [string, number])[] = [
+  ["title", MAX_LABEL_LENGTH],
+  ["description", MAX_TEXT_LENGTH],
+  ["default", MAX_TEXT_LENGTH],
+  ["pattern", MAX_TEXT_LENGTH],
+];
 
 // Keywords that only annotate: accepted anywhere and ignored.
 const ANNOTATIONS = ["title", "description", "$comment", "examples", "deprecated", "readOnly"];
@@ -54,6 +69,24 @@ function unsupported(path: string, reason: string): Checked<never> {
     kind: "unsupported-schema",
     message: `requestedSchema${path}: ${reason}`,
   });
+}
+
+// A key the server sent, as an error names it: cut short, since nothing bounds its length.
+function keyName(key: string): string {
+  if (key.length <= 64) return key;
+  // Never between the two halves of one character.
+  const end = /[\uD800-\uDBFF]/.test(key.charAt(62)) ? 62 : 63;
+  return `${key.slice(0, end)}…`;
+}
+
+function tooLarge(path: string, reason: string): Checked<never> {
+  return err({ kind: "too-large", message: `requestedSchema${path}: ${reason}` });
+}
+
+/** Why `value`, a string, is longer than `limit` characters, or undefined when it is not. */
+export function overLength(value: unknown, limit: number): string | undefined {
+  if (typeof value !== "string" || value.length <= limit) return undefined;
+  return `is ${value.length} characters long; at most ${limit} are shown`;
 }
 
 /**
@@ -90,7 +123,7 @@ export function questionsForElicitation(
   }
   for (const key of Object.keys(requestedSchema)) {
     if (!TOP_LEVEL_KEYS.includes(key) && !ANNOTATIONS.includes(key)) {
-      return unsupported(`.${key}`, "is outside MCP's elicitation schema subset");
+      return unsupported(`.${keyName(key)}`, "is outside MCP's elicitation schema subset");
     }
   }
   if (requestedSchema.type !== "object") {
@@ -111,9 +144,17 @@ export function questionsForElicitation(
       `has ${names.length} fields; at most ${MAX_FORM_FIELDS} are asked`,
     );
   }
+  // Checked first: every other refusal names the field.
+  const long = names.find((name) => name.length > MAX_LABEL_LENGTH);
+  if (long !== undefined) {
+    return tooLarge(
+      ".properties",
+      `has a field name ${long.length} characters long; at most ${MAX_LABEL_LENGTH} are shown`,
+    );
+  }
   const unknown = required.find((name) => !Object.hasOwn(properties, name));
   if (unknown !== undefined) {
-    return unsupported(".required", `names ${JSON.stringify(unknown)}, which is not a property`);
+    return unsupported(".required", `names ${describeValue(unknown)}, which is not a property`);
   }
   const fields: FormField[] = [];
   for (const name of names) {
@@ -153,11 +194,15 @@ function fieldFor(
   }
   for (const key of Object.keys(property)) {
     if (key !== "type" && key !== "default" && !allowed.includes(key) && !ANNOTATIONS.includes(key))
-      return unsupported(`${path}.${key}`, `is outside MCP's elicitation schema subset`);
+      return unsupported(`${path}.${keyName(key)}`, `is outside MCP's elicitation schema subset`);
   }
   for (const key of ["title", "description"]) {
     if (property[key] !== undefined && typeof property[key] !== "string")
       return unsupported(`${path}.${key}`, "expected a string");
+  }
+  for (const [key, limit] of LENGTHS) {
+    const reason = overLength(property[key], limit);
+    if (reason !== undefined) return tooLarge(`${path}.${key}`, reason);
   }
   const mapped = mapProperty(path, property, required);
   if (mapped.isErr()) return err(mapped.error);
@@ -280,7 +325,10 @@ function mapArray(path: string, property: JsonObject, required: boolean): Checke
   }
   for (const key of Object.keys(items)) {
     if (!["type", "enum", "anyOf", ...ANNOTATIONS].includes(key))
-      return unsupported(`${path}.items.${key}`, "is outside MCP's elicitation schema subset");
+      return unsupported(
+        `${path}.items.${keyName(key)}`,
+        "is outside MCP's elicitation schema subset",
+      );
   }
   if (items.type !== undefined && items.type !== "string") {
     return unsupported(`${path}.items.type`, `expected "string", got ${describeValue(items.type)}`);
@@ -363,6 +411,11 @@ function choicesOf(path: string, property: JsonObject, titled = "oneOf"): Checke
     }
   }
   if (pairs.length === 0) return unsupported(path, "offers no choices");
+  for (const [i, pair] of pairs.entries()) {
+    const reason =
+      overLength(pair.value, MAX_LABEL_LENGTH) ?? overLength(pair.title, MAX_LABEL_LENGTH);
+    if (reason !== undefined) return tooLarge(`${path} choice ${i + 1}`, reason);
+  }
   if (pairs.length > MAX_FORM_OPTIONS)
     return unsupported(
       path,

@@ -519,6 +519,11 @@ function cancelReason(reason: unknown): string {
   return "interrupted";
 }
 
+/** The longest part of a server's error text the model is given, in characters. */
+export const MAX_ERROR_TEXT_LENGTH = 2048;
+/** The longest part of the reason an answer could not be read, in characters. */
+const MAX_UNREADABLE_LENGTH = 300;
+
 /** A failed `tools/call` as text for the model. */
 export function describeFailure(error: unknown, timeoutMs: number): string {
   if (error instanceof ServerTimeout) return error.message;
@@ -526,5 +531,19 @@ export function describeFailure(error: unknown, timeoutMs: number): string {
   if ((error instanceof Error && error.name === "TimeoutError") || code === "REQUEST_TIMEOUT") {
     return `the server did not answer within ${timeoutMs / 1000} s`;
   }
-  return error instanceof Error ? error.message : String(error);
+  const text = error instanceof Error ? error.message : String(error);
+  // The SDK's account of a result it could not read ends in a dump of every schema issue.
+  if (code === "INVALID_RESULT" || code === "UNSUPPORTED_RESULT_TYPE") {
+    const reason = cutText(text.replace(/\s+/g, " "), MAX_UNREADABLE_LENGTH);
+    return `its answer to the tool call could not be read: ${reason}`;
+  }
+  return cutText(text, MAX_ERROR_TEXT_LENGTH);
+}
+
+/** `text`, cut to `limit` characters with a note saying so. */
+export function cutText(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  // A pair of UTF-16 code units is one character: never cut between them.
+  const end = /[\uD800-\uDBFF]/.test(text.charAt(limit - 1)) ? limit - 1 : limit;
+  return `${text.slice(0, end)}… (cut: ${text.length} characters in all)`;
 }

@@ -16,9 +16,23 @@ import {
   untilStopped,
 } from "./call-session.js";
 import { type ElicitResponse, planElicitation, planIds, QuestionIds } from "./elicitation.js";
+import { MAX_LABEL_LENGTH } from "./form-questions.js";
 import { describeFailure } from "./push-call.js";
 import type { SuspendedRound } from "./suspended-call.js";
 import { completedFromToolResult } from "./tool-result.js";
+
+/**
+ * The longest `requestState` a round may carry, in UTF-8 bytes, unless the connection sets
+ * another: it is held while the round is asked, sent back on every retry, and written into the
+ * conversation when the turn suspends.
+ */
+export const DEFAULT_MAX_REQUEST_STATE_BYTES = 65_536;
+/**
+ * The most one round's `inputRequests` may take as JSON, in UTF-8 bytes: they are kept as the
+ * server sent them in the call's record when the turn suspends. A round of everyday forms takes
+ * a few KiB.
+ */
+export const MAX_INPUT_REQUESTS_BYTES = 262_144;
 
 /** What refusing an input request tells the connection (for the host's log). */
 export type RefusalReporter = (message: string) => void;
@@ -43,6 +57,7 @@ export class RoundCall extends ElicitingCall {
   readonly #client: Client;
   readonly #maxRounds: number;
   readonly #maxRequests: number;
+  readonly #maxStateBytes: number;
   readonly #refused: RefusalReporter;
   #result: unknown;
   #round: Round | undefined;
@@ -52,6 +67,8 @@ export class RoundCall extends ElicitingCall {
   #restored = false;
   // The responses the restored round already had (see SuspendedRound.responses).
   #restoredResponses: Readonly<Record<string, ElicitResponse>> | undefined;
+  // Rounds in a row that asked nothing (no input request): each was sent again at once.
+  #askedNothing = 0;
   // The time limit of the last request sent, for the failure's text.
   #timeoutMs = 0;
 
@@ -64,6 +81,8 @@ export class RoundCall extends ElicitingCall {
       readonly maxRounds: number;
       /** Input requests one round may carry; a round with more is refused. */
       readonly maxRequests: number;
+      /** The longest `requestState` a round may carry, in UTF-8 bytes. */
+      readonly maxRequestStateBytes: number;
       readonly refused: RefusalReporter;
       /** Question ids a person answered at a prompt, shared with the connection. */
       readonly prompted?: Set<string>;
@@ -77,6 +96,7 @@ export class RoundCall extends ElicitingCall {
     this.#client = options.client;
     this.#maxRounds = options.maxRounds;
     this.#maxRequests = options.maxRequests;
+    this.#maxStateBytes = options.maxRequestStateBytes;
     this.#refused = options.refused;
     const round = options.restored;
     if (round !== undefined) {
@@ -107,6 +127,7 @@ export class RoundCall extends ElicitingCall {
           if (typeof round === "string") return this.#fail(round);
           if (this.#restored) this.#takeRestoredResponses(round);
           this.#round = round;
+          this.#askedNothing = round.entries.length === 0 ? this.#askedNothing + 1 : 0;
         }
         const round = this.#round;
         for (const { key, pending } of round.entries) {
@@ -116,7 +137,9 @@ export class RoundCall extends ElicitingCall {
           else if (asked !== undefined) return asked;
         }
         if (this.#legs >= this.#maxRounds) {
-          return this.#fail(`the server still asked for input after ${this.#maxRounds} rounds`);
+          return this.#fail(
+            `the server still asked for input after ${this.#maxRounds} rounds${this.#nothingAsked()}`,
+          );
         }
         // Taken out before it is sent: a call stopped while the retry is in flight must not
         // send it again when it ends (see end()).
@@ -254,13 +277,12 @@ export class RoundCall extends ElicitingCall {
   #plan(result: { inputRequests?: unknown; requestState?: unknown }): Round | string {
     const requests = result.inputRequests ?? {};
     if (!isPlainObject(requests)) return "its input-required result has no valid inputRequests";
-    const count = Object.keys(requests).length;
-    if (count > this.#maxRequests) {
-      const message = `too many input requests in one round (${count}; at most ${this.#maxRequests})`;
-      this.#refused(message);
-      return `its input-required result was refused: ${message}`;
-    }
     const requestState = typeof result.requestState === "string" ? result.requestState : undefined;
+    const tooLarge = this.#oversized(requests, requestState);
+    if (tooLarge !== undefined) {
+      this.#refused(tooLarge);
+      return `its input-required result was refused: ${tooLarge}`;
+    }
     const idsBefore = this.ids.list();
     const responses = new Map<string, ElicitResponse>();
     const entries: { key: string; pending: PendingElicitation }[] = [];
@@ -290,10 +312,57 @@ export class RoundCall extends ElicitingCall {
     return { requests, idsBefore, requestState, entries, responses };
   }
 
+  // What in a round is larger than this client holds, shows or records, or undefined. The
+  // cheap measures go first; the requests are measured as JSON only once their count and keys
+  // fit.
+  #oversized(requests: JsonObject, requestState: string | undefined): string | undefined {
+    if (requestState !== undefined) {
+      const bytes = utf8Bytes(requestState, this.#maxStateBytes);
+      if (bytes > this.#maxStateBytes) {
+        return `its requestState is ${bytes} bytes long; at most ${this.#maxStateBytes} are kept`;
+      }
+    }
+    const keys = Object.keys(requests);
+    if (keys.length > this.#maxRequests) {
+      return `too many input requests in one round (${keys.length}; at most ${this.#maxRequests})`;
+    }
+    const long = keys.find((key) => key.length > MAX_LABEL_LENGTH);
+    if (long !== undefined) {
+      return `an input request's key is ${long.length} characters long; at most ${MAX_LABEL_LENGTH} are kept`;
+    }
+    let json: string;
+    try {
+      json = JSON.stringify(requests);
+    } catch {
+      // Parsed, but deeper than this process can write back (its call stack): never kept.
+      return "its inputRequests are nested too deeply to be kept";
+    }
+    const bytes = utf8Bytes(json, MAX_INPUT_REQUESTS_BYTES);
+    if (bytes > MAX_INPUT_REQUESTS_BYTES) {
+      return `its inputRequests take ${bytes} bytes as JSON; at most ${MAX_INPUT_REQUESTS_BYTES} are kept`;
+    }
+    return undefined;
+  }
+
+  // Why the rounds went on without a question, for the failure at the round limit: the SDK
+  // reads inputRequests that are not an object as none, so such a round is sent again at once.
+  #nothingAsked(): string {
+    const n = this.#askedNothing;
+    if (n === 0) return "";
+    const which = n === 1 ? "the last of them" : `the last ${n} of them`;
+    return `; ${which} had no input request this client could read (inputRequests missing, empty or not an object), so nobody was asked and the call was sent again`;
+  }
+
   #fail(message: string): ExecutorResult {
     this.#ended = true;
     return this.failed(message);
   }
+}
+
+// The UTF-8 length of `text`, counted exactly only when it may be over `limit` (a character
+// takes at most 3 bytes per UTF-16 code unit).
+function utf8Bytes(text: string, limit: number): number {
+  return text.length * 3 <= limit ? text.length : Buffer.byteLength(text, "utf8");
 }
 
 // Whether the person opened a page in `round`.

@@ -4,7 +4,7 @@ import { isPlainObject } from "../internal/json.js";
 /**
  * A `tools/call` result as the coordinator's `completed` result: text blocks joined by blank
  * lines; other blocks (images, audio, resources) named with their type so the model knows they
- * were there; `structuredContent` as JSON when there is no text.
+ * were there; `structuredContent` as JSON when there is no text. Never throws.
  */
 export function completedFromToolResult(result: unknown): ExecutorResult {
   const record = isPlainObject(result) ? result : {};
@@ -21,7 +21,17 @@ export function completedFromToolResult(result: unknown): ExecutorResult {
     }
   }
   if (parts.length === 0 && record.structuredContent !== undefined) {
-    parts.push(JSON.stringify(record.structuredContent));
+    parts.push(jsonText(record.structuredContent));
   }
   return { type: "completed", content: parts.join("\n\n"), is_error: record.isError === true };
+}
+
+// A value as JSON; one nested deeper than this process can write (JSON.parse reads any depth,
+// JSON.stringify recurses) is named instead of throwing.
+function jsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? "";
+  } catch {
+    return "[structured content nested too deeply to show]";
+  }
 }

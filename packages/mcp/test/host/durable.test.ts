@@ -84,8 +84,9 @@ describe("an input-required call (2026-07-28) left pending across restarts", () 
       server: "fixture",
       tool: "two_rounds",
       prompted: [],
-      // What the opening question asked: its answer answers only the same form.
-      gates: { respond: 'form ["name"]' },
+      // What the opening question asked: its answer answers only the same form; a field's id
+      // is never an opening question's.
+      gates: { respond: 'form ["name"]', name: "field" },
       // The arguments the call ran with: a round closed while suspended is sent with these.
       arguments: {},
       round: {
@@ -171,7 +172,7 @@ describe("a pushed elicitation (2025-11-25) left pending across restarts", () =>
       server: "fixture",
       tool: "github",
       prompted: ["respond"],
-      gates: { respond: 'form ["name"]' },
+      gates: { respond: 'form ["name"]', name: "field" },
     });
     await expect
       .poll(() => log.read())

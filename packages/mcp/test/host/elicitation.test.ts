@@ -183,6 +183,7 @@ describe("question ids within one call", () => {
     expect(recorded).toEqual({
       open_url: "url https://docs.example.com",
       respond: 'form ["name"]',
+      name: "field",
     });
 
     // The tool runs again after a restart: the same host and the same fields keep their ids
