@@ -1004,6 +1004,46 @@ describe("a refusal quotes the model's arguments, not all of them", () => {
   });
 });
 
+// Whether text holds no lone surrogate (what String.prototype.isWellFormed, ES2024, tells).
+const isWellFormed = (text: string) => !/\p{Cs}/u.test(text);
+
+describe("a refusal's quote keeps every character whole", () => {
+  // A quote is cut at 80 characters (code points); an emoji is two UTF-16 code units, and half
+  // of one would make the tool result invalid JSON text for the provider and for JP.
+  const PADDED =
+    "`options` must not start or end with whitespace, which a person cannot see or type back as shown: send `options[0]` as";
+  const padded = (option: string) => ({
+    question: "Which?",
+    answer_type: "select",
+    options: [`${option} `, "no"],
+  });
+  const message = async (args: Record<string, unknown>) =>
+    ((await execute(args)) as { message: string }).message;
+
+  it("an 81-character option made of emoji is quoted well-formed, ending in …", async () => {
+    const text = await message(padded(`a${"😀".repeat(80)}`));
+    expect(isWellFormed(text)).toBe(true);
+    expect(text).toBe(invalid(`${PADDED} "a${"😀".repeat(77)}…`));
+  });
+
+  it.each([
+    // The quote's 80th code unit: the opening quote and 78 more come before it.
+    ["just before an emoji", `${"x".repeat(78)}😀😀`, `"${"x".repeat(78)}…`],
+    ["inside an emoji", `${"x".repeat(77)}😀😀`, `"${"x".repeat(77)}😀…`],
+    ["just after an emoji", `${"x".repeat(76)}😀xxxx`, `"${"x".repeat(76)}😀x…`],
+  ])("a quote cut %s is well-formed", async (_name, option, quote) => {
+    const text = await message(padded(option));
+    expect(isWellFormed(text)).toBe(true);
+    expect(text).toBe(invalid(`${PADDED} ${quote}`));
+  });
+
+  it("a long unknown argument made of emoji is quoted whole, not as an escaped half", async () => {
+    const text = await message({ question: "Go?", [`a${"😀".repeat(100)}`]: 1 });
+    expect(text).not.toMatch(/\\u[dD][89abAB]/);
+    expect(text).toBe(invalid(`unknown argument "a${"😀".repeat(79)}…"; ${SINGLE_ACCEPTS}`));
+  });
+});
+
 describe("options a person can see and type back", () => {
   const select = (options: unknown[], extra: Record<string, unknown> = {}) => ({
     question: "Which?",

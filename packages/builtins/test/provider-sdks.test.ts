@@ -321,6 +321,9 @@ describe("the inquiry backends through the real SDK clients", () => {
   });
 });
 
+// Whether text holds no lone surrogate (what String.prototype.isWellFormed, ES2024, tells).
+const isWellFormed = (text: string) => !/\p{Cs}/u.test(text);
+
 describe("a model's refusal is its declining, never the answer's text", () => {
   const question = {
     stream: ConversationStream.empty(),
@@ -424,6 +427,20 @@ describe("a model's refusal is its declining, never the answer's text", () => {
     const long = `Sorry,\n\n${"no ".repeat(1_000)}`;
     const result = await responses([refusalPart(long)]).inquire(question, { signal });
     const cut = `${`Sorry, ${"no ".repeat(1_000)}`.slice(0, 199)}…`;
+    expect(result._unsafeUnwrapErr()).toEqual(declined(cut));
+  });
+
+  // The quote keeps 199 characters (code points) and "…"; an emoji is two UTF-16 code units.
+  it.each([
+    ["just before an emoji", `${"x".repeat(199)}😀😀`, `${"x".repeat(199)}…`],
+    ["inside an emoji", `ab${"😀".repeat(200)}`, `ab${"😀".repeat(197)}…`],
+    ["just after an emoji", `${"x".repeat(197)}😀xxxx`, `${"x".repeat(197)}😀x…`],
+  ])("a long refusal cut %s quotes whole characters", async (_name, refusal, cut) => {
+    const result = await responses([refusalPart(refusal)]).inquire(question, { signal });
+    const { message } = result._unsafeUnwrapErr();
+    // Quoted as JSON: half an emoji would show as the escape of a lone surrogate.
+    expect(message).not.toMatch(/\\u[dD][89a-fA-F]/);
+    expect(isWellFormed(message)).toBe(true);
     expect(result._unsafeUnwrapErr()).toEqual(declined(cut));
   });
 

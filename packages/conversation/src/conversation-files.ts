@@ -19,6 +19,7 @@ import {
   numbersSeen,
   uncheckedFieldsHoldInexactNumber,
 } from "./internal/numbers-seen.js";
+import { readableJson } from "./internal/readable-json.js";
 import { type ConversationBytes, revisionOf } from "./internal/revision.js";
 import {
   describe,
@@ -160,7 +161,10 @@ function keepBytes(value: object, bytes: Buffer): void {
 // The bytes to write for a metadata or base configuration object.
 function fileBytes(value: object): Buffer {
   const read = readBytes.get(value);
-  return read !== undefined && JSON.stringify(value) === read.json ? read.bytes : jsonBytes(value);
+  if (read === undefined || JSON.stringify(value) !== read.json) return jsonBytes(value);
+  // Bytes read are written back as they are, unless they hold a surrogate's escape.
+  if (!read.bytes.includes("\\ud") && !read.bytes.includes("\\uD")) return read.bytes;
+  return Buffer.from(readableJson(read.bytes.toString("utf-8")), "utf-8");
 }
 
 /** The base configuration of a conversation, from `base_config.json` or a legacy leading delta. */
@@ -269,7 +273,7 @@ export async function writeConversation(
     const files: ConversationBytes = {
       // Laid out entry by entry only when an entry is written as its text: nearly never.
       events: events.some((entry) => entry instanceof RawEntry)
-        ? Buffer.from(entriesText(events), "utf-8")
+        ? Buffer.from(readableJson(entriesText(events)), "utf-8")
         : jsonBytes(events),
       baseConfig:
         writeBase && conversation.baseConfig !== undefined
@@ -420,8 +424,9 @@ function parseJsonText(path: string, text: string): Result<unknown, StoreError> 
   }
 }
 
+// Every file is written as JSON text JP can read: a lone surrogate is written as U+FFFD.
 function jsonBytes(value: unknown): Buffer {
-  return Buffer.from(`${JSON.stringify(value, null, 2)}\n`, "utf-8");
+  return Buffer.from(`${readableJson(JSON.stringify(value, null, 2))}\n`, "utf-8");
 }
 
 function corrupt(path: string, reason: string | undefined): StoreError {

@@ -33,7 +33,10 @@ export function conversationNameProblem(name: unknown): string | undefined {
     return `${JSON.stringify(name)} is not a conversation name: the id ${match[1]} is larger than JP's largest (${MAX_ID})`;
   }
   if (Buffer.byteLength(name, "utf-8") > MAX_NAME_BYTES) {
-    return `${JSON.stringify(name.slice(0, 40))}… is not a conversation name: longer than ${MAX_NAME_BYTES} bytes`;
+    // Its first 40 characters (code points): a character beyond U+FFFF is shown whole, not as a
+    // lone surrogate's escape. 81 code units hold more than 40 code points.
+    const start = Array.from(name.slice(0, 81)).slice(0, 40).join("");
+    return `${JSON.stringify(start)}… is not a conversation name: longer than ${MAX_NAME_BYTES} bytes`;
   }
   return undefined;
 }

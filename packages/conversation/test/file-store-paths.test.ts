@@ -70,6 +70,28 @@ describe("names that leave the root are refused", () => {
     },
   );
 
+  it.each([
+    [
+      "just before",
+      `1775840618-${"a".repeat(29)}${"𝐀".repeat(100)}`,
+      `1775840618-${"a".repeat(29)}`,
+    ],
+    ["inside", `1775840618-${"𝐀".repeat(100)}`, `1775840618-${"𝐀".repeat(29)}`],
+    [
+      "just after",
+      `1775840618-${"a".repeat(27)}𝐀${"a".repeat(300)}`,
+      `1775840618-${"a".repeat(27)}𝐀a`,
+    ],
+  ])(
+    "a name too long is quoted by its first 40 characters, cut %s a letter beyond U+FFFF",
+    async (_at, name, shown) => {
+      const loaded = await new FileConversationStore(root).load(name);
+      const { message } = loaded._unsafeUnwrapErr();
+      expect(message).not.toMatch(/\\u[dD][89a-fA-F]/);
+      expect(message).toBe(`"${shown}"… is not a conversation name: longer than 255 bytes`);
+    },
+  );
+
   it("revision(name) checks the name too", async () => {
     const revision = await new FileConversationStore(root).revision("../outside");
     expect(revision._unsafeUnwrapErr().kind).toBe("invalid-id");

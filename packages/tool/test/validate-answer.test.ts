@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { type AnswerType, validateAnswer } from "../src/index.js";
 
+// Whether text holds no lone surrogate (what String.prototype.isWellFormed, ES2024, tells).
+const isWellFormed = (text: string) => !/\p{Cs}/u.test(text);
+
 const colours: AnswerType = { type: "select", options: ["red", "green", "blue"] };
 const toppings: AnswerType = { type: "multi_select", options: ["cheese", "ham", "olives"] };
 const person: AnswerType = {
@@ -117,6 +120,29 @@ describe("validateAnswer refuses", () => {
     const checked = validateAnswer({ type: "boolean" }, "x".repeat(500));
     const message = checked.isErr() ? checked.error.message : "";
     expect(message).toBe(`expected true or false, got "${"x".repeat(58)}…`);
+  });
+
+  // The "got …" part holds 60 characters: the opening quote and 58 of the value, then "…".
+  // A character beyond U+FFFF is kept whole, so the message stays valid text for a provider's
+  // JSON and for a saved conversation.
+  it.each([
+    ["ends just before an emoji", `${"x".repeat(58)}😀😀`, `"${"x".repeat(58)}…`],
+    ["would end inside an emoji", `${"x".repeat(57)}😀😀`, `"${"x".repeat(57)}😀…`],
+    ["ends just after an emoji", `${"x".repeat(56)}😀${"x".repeat(9)}`, `"${"x".repeat(56)}😀x…`],
+    ["is all emoji", "😀".repeat(100), `"${"😀".repeat(58)}…`],
+  ])("a long value's cut %s is well-formed", (_name, value, got) => {
+    const checked = validateAnswer({ type: "boolean" }, value);
+    const message = checked.isErr() ? checked.error.message : "";
+    expect(isWellFormed(message)).toBe(true);
+    expect(message).toBe(`expected true or false, got ${got}`);
+  });
+
+  it("a long option made of emoji is named whole in the list of options", () => {
+    const option = "😀".repeat(81);
+    const checked = validateAnswer({ type: "select", options: [option] }, "none");
+    const message = checked.isErr() ? checked.error.message : "";
+    expect(isWellFormed(message)).toBe(true);
+    expect(message).toBe(`expected one of "${"😀".repeat(58)}…, got "none"`);
   });
 
   it("names the first twenty of a long list of options and counts the rest", () => {

@@ -1,6 +1,7 @@
 import type { JsonValue } from "@jp/conversation";
 import { type AnswerType, defineQuestion, type Question, validateAnswer } from "@jp/tool";
 import { err, ok, type Result } from "neverthrow";
+import { cutText } from "../cut-text.js";
 
 /** The answer types the model may ask for. */
 export const ASK_USER_ANSWER_TYPES = [
@@ -44,7 +45,7 @@ const isRecord = (v: unknown): v is Fields =>
 // megabyte the model sent (a refusal goes back into the model's context).
 const show = (v: unknown) => {
   const text = stringified(v);
-  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+  return cutText(text, 80);
 };
 // A value nested too deeply for JSON.stringify is named by its kind: the refusal still says
 // what to change.
@@ -148,7 +149,7 @@ function names(unknown: readonly Unknown[]): string {
 // A key is the model's text: quoted as JSON (and cut) unless it is a plain name.
 function code(name: string): string {
   if (/^[A-Za-z0-9_.[\]-]{1,80}$/.test(name)) return `\`${name}\``;
-  return JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
+  return JSON.stringify(cutText(name, 81));
 }
 
 function codeList(names: readonly string[]): string {
@@ -264,7 +265,7 @@ function idList(earlier: ReadonlyMap<string, FormQuestion>): string {
   const shown: string[] = [];
   for (const id of earlier.keys()) {
     if (shown.length === 20) break;
-    shown.push(id.length > 80 ? `${id.slice(0, 79)}…` : id);
+    shown.push(cutText(id, 80));
   }
   const hidden = earlier.size - shown.length;
   return `${shown.join(", ")}${hidden > 0 ? ` and ${hidden} more` : ""}`;

@@ -6,6 +6,7 @@ import {
   type JsonSchemaCompletionInput,
 } from "@jp/coordinator";
 import { err } from "neverthrow";
+import { cutText } from "../cut-text.js";
 import {
   type AnthropicMessageParam,
   type AnthropicReply,
@@ -255,8 +256,7 @@ const MAX_REFUSAL = 200;
 function declinedMessage(reason: string): string {
   const words = reason.replace(/\s+/g, " ").trim();
   if (words === "") return "the secondary assistant declined to answer";
-  const cut = words.length > MAX_REFUSAL ? `${words.slice(0, MAX_REFUSAL - 1)}…` : words;
-  return `the secondary assistant declined to answer: ${JSON.stringify(cut)}`;
+  return `the secondary assistant declined to answer: ${JSON.stringify(cutText(words, MAX_REFUSAL))}`;
 }
 
 /**

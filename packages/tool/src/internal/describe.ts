@@ -55,6 +55,12 @@ export function quoteList(items: readonly string[]): string {
   return hidden > 0 ? `${shown.join(", ")} (and ${hidden} more)` : shown.join(", ");
 }
 
+// At most `max` characters (code points), the last "…" when cut; a character beyond U+FFFF is
+// kept whole, never split into a lone surrogate (invalid JSON for a provider, unreadable for JP).
 function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  if (text.length <= max) return text;
+  // Past 2 × max + 1 code units there are more than `max` code points; a pair the slice splits
+  // sits at its very end, beyond what is kept.
+  const points = Array.from(text.slice(0, 2 * max + 1));
+  return points.length > max ? `${points.slice(0, max - 1).join("")}…` : text;
 }
