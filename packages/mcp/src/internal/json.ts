@@ -17,5 +17,16 @@ export function describeValue(value: unknown): string {
     text = undefined;
   }
   if (text === undefined) return typeof value;
-  return text.length <= 60 ? text : `${text.slice(0, 59)}…`;
+  return cutText(text, 60);
+}
+
+/**
+ * `text` in at most `max` UTF-16 units: longer text keeps its start and ends in "…", never cut
+ * between the two halves of a character beyond U+FFFF (a lone half is invalid in the JSON of a
+ * model's request and in a saved conversation).
+ */
+export function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 2)) ? max - 2 : max - 1;
+  return `${text.slice(0, end)}…`;
 }

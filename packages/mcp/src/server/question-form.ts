@@ -2,7 +2,7 @@ import type { JsonObject, JsonValue } from "@jp/conversation";
 import { type AnswerError, type Question, validateAnswer } from "@jp/tool";
 import { err, ok, type Result } from "neverthrow";
 import { questionsForElicitation } from "../host/form-questions.js";
-import { isPlainObject } from "../internal/json.js";
+import { cutText, isPlainObject } from "../internal/json.js";
 
 /**
  * How a question travels to an MCP client as a form elicitation, and how the accepted content
@@ -114,7 +114,7 @@ function schemaForm(
     return { message, requestedSchema: withDefaults(schema, question.default), reading: "object" };
   }
   const text = JSON.stringify(schema);
-  const description = `A JSON value matching this JSON Schema: ${text.length > 1500 ? `${text.slice(0, 1499)}…` : text}`;
+  const description = `A JSON value matching this JSON Schema: ${cutText(text, 1500)}`;
   const prefill =
     fallback.default === undefined ? {} : { default: JSON.stringify(fallback.default) };
   return {

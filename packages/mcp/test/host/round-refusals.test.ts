@@ -77,3 +77,25 @@ it.each([
   expect(refused).toEqual([{ server: "s", tool_call_id: "c1", message }]);
   expect(unpaired(stream)).toEqual([]);
 });
+
+// A method name longer than an error quotes, made of characters beyond U+FFFF: the cut keeps
+// whole characters, so the text the model and the record get is valid in any JSON.
+it.each([
+  ["ends inside a character", 57],
+  ["ends right after a character", 56],
+])(
+  "a long method name quoted in the refusal is cut at whole characters (the cut %s)",
+  async (_name, ascii) => {
+    const method = `${"m".repeat(ascii)}${"😀".repeat(40)}`;
+    const refused: RefusedElicitation[] = [];
+    const connection = await connect({ method, params: {} }, refused);
+    const { stream } = await run(connection, [{ id: "c1", name: "t" }], {
+      prompts: new MockPromptBackend(),
+    });
+    const content = String(responseOf(stream, "c1")?.content);
+    expect(content).toContain(`it asked for "${"m".repeat(ascii)}`);
+    expect(content).toContain('… under "k"');
+    expect(content.isWellFormed()).toBe(true);
+    expect(refused[0]?.message.isWellFormed()).toBe(true);
+  },
+);
