@@ -83,6 +83,7 @@ export type {
   ToolCallState,
 } from "./coordinator/events.js";
 export {
+  ANSWERED_BY_METADATA_KEY,
   INQUIRY_ERROR_REASONS,
   MAX_PROMPTS_PER_QUESTION,
   MAX_REPEATED_INVALID_REPLIES,

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 describe("the public API of @jp/coordinator", () => {
   it("exports exactly these values", async () => {
     expect(Object.keys(await import("../src/index.js")).sort()).toEqual([
+      "ANSWERED_BY_METADATA_KEY",
       "DEFAULT_CANCELLATION_RESPONSE",
       "DEFAULT_ENV_ALLOWLIST",
       "DEFAULT_MAX_BUFFERED_EVENTS",

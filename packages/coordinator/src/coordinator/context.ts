@@ -209,9 +209,60 @@ export type PromptResult<R extends PromptRequest> =
 
 /**
  * Why a prompt backend failed: the person could not be reached, the backend cannot show this
- * prompt, or anything else.
+ * prompt, it replied with something the prompt does not take, or anything else.
  */
-export type PromptFailure = "unreachable" | "unsupported" | "other";
+export type PromptFailure = "unreachable" | "unsupported" | "malformed" | "other";
+
+// The replies each prompt kind takes. Anything else comes from a broken backend, never from the
+// person: it is a failure, not a cancel, a skip or a decision.
+const REPLY_TYPES: Readonly<Record<PromptRequest["kind"], ReadonlySet<string>>> = {
+  question: new Set(["answer", "back", "reply", "end_turn", "cancelled"]),
+  permission: new Set(["run", "skip", "edit", "cancelled"]),
+  deliver: new Set(["deliver", "skip", "edit", "cancelled"]),
+};
+
+/** A backend's reply that the prompt does not take. */
+class MalformedReplyError extends Error {
+  override readonly name = "MalformedReplyError";
+}
+
+// What is wrong with a backend's reply to `request`, or undefined when the prompt takes it. An
+// answer's value is not checked here: a person's misfit answer is asked again, not a failure.
+function malformedReply(request: PromptRequest, reply: unknown): string | undefined {
+  const kind = request.kind;
+  if (typeof reply !== "object" || reply === null) {
+    return `the prompt backend replied ${describeReply(reply)} to a ${kind} prompt, not a reply object`;
+  }
+  const fields = reply as Record<string, unknown>;
+  const type = fields.type;
+  if (typeof type !== "string" || !REPLY_TYPES[kind].has(type)) {
+    return `the prompt backend replied with type ${describeReply(type)}, which a ${kind} prompt does not take`;
+  }
+  const field = (name: string, wanted: string) =>
+    `the prompt backend gave a ${kind} prompt ${/^[aeiou]/.test(type) ? "an" : "a"} "${type}" reply whose "${name}" is not ${wanted}`;
+  const isText = (value: unknown) => value === undefined || typeof value === "string";
+  if (kind === "permission" && type === "edit") {
+    const args = fields.arguments;
+    if (typeof args !== "object" || args === null || Array.isArray(args)) {
+      return field("arguments", "a JSON object");
+    }
+  }
+  if (kind === "permission" && type === "skip" && !isText(fields.reason)) {
+    return field("reason", "a string");
+  }
+  if (kind === "deliver" && type === "edit" && typeof fields.content !== "string") {
+    return field("content", "a string");
+  }
+  if (kind === "question" && type === "reply" && !isText(fields.message)) {
+    return field("message", "a string");
+  }
+  return undefined;
+}
+
+function describeReply(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  return value === null ? "null" : typeof value;
+}
 
 // By name, so that a second copy of this package in a host's tree is recognised too.
 function isPromptTimeout(cause: unknown): cause is { readonly ms?: number } {
@@ -221,6 +272,7 @@ function isPromptTimeout(cause: unknown): cause is { readonly ms?: number } {
 function failureOf(cause: unknown): PromptFailure {
   if (cause instanceof HumanUnreachableError) return "unreachable";
   if (cause instanceof PromptUnsupportedError) return "unsupported";
+  if (cause instanceof MalformedReplyError) return "malformed";
   return "other";
 }
 
@@ -312,10 +364,13 @@ export async function showPrompt<R extends PromptRequest>(
           request,
           stop instanceof AbortSignal ? new SignalOnRead(stop) : ctx.abort.options,
         );
-        if (asked.type === "later") {
+        // `?.`: a broken backend may resolve with nothing at all.
+        if (asked?.type === "later") {
           if (!suspendable) throw new HumanUnreachableError("the person can only answer later");
           return leaveInLine(ctx, request);
         }
+        const malformed = malformedReply(request, asked);
+        if (malformed !== undefined) throw new MalformedReplyError(malformed);
         if (!stop.aborted) {
           hooks.onReply?.(asked);
           // End Turn closes every prompt queued behind this one before the next could be shown.
@@ -583,8 +638,10 @@ function endsTurn(request: PromptRequest, reply: ReplyFor<PromptRequest>): boole
 }
 
 function outcomeOf(result: PromptResult<PromptRequest>): PromptOutcome {
-  if (result.type === "aborted" || result.type === "unneeded" || result.type === "suspended")
-    return "cancelled";
+  // Only the person's own stop reads as their cancel.
+  if (result.type === "aborted")
+    return result.cause.type === "user" ? "cancelled" : result.cause.type;
+  if (result.type === "unneeded" || result.type === "suspended") return "cancelled";
   if (result.type === "failed") return "failed";
   return result.reply.type;
 }

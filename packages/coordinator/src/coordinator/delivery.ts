@@ -84,9 +84,12 @@ async function askDelivery(
   const shown = await showPrompt(ctx, request, { suspendable: true });
   if (shown.type === "suspended") return { suspended: request };
   if (shown.type === "failed") {
-    // JP's text for an editor that failed; otherwise the prompt never reached a decision: say so
-    // rather than "skipped by user".
-    if (mode === "edit") return { content: RESULT_EDIT_CANCELLED, is_error: false };
+    // JP's text for an editor that failed. A person who could not be reached, or a backend that
+    // replied with something a delivery prompt does not take, never reached a decision: say so
+    // rather than "skipped by user" or "edit cancelled".
+    if (mode === "edit" && shown.failure === "other") {
+      return { content: RESULT_EDIT_CANCELLED, is_error: false };
+    }
     return {
       content: deliveryNotDecidedMessage(`the delivery prompt failed (${shown.error})`),
       is_error: true,

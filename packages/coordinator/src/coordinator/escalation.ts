@@ -9,6 +9,7 @@ import {
   type PromptBackend,
   type PromptRequest,
   PromptTimedOutError,
+  PromptUnsupportedError,
   type QuestionPromptRequest,
   type QuestionReply,
   type ReplyFor,
@@ -24,6 +25,7 @@ import {
   type AbortCause,
   abortCause,
   formatSeconds,
+  type PromptFailure,
   type RunContext,
   record,
   showPrompt,
@@ -69,7 +71,12 @@ export type EscalationEnding =
   | { readonly type: "timeout"; readonly ms?: number }
   | { readonly type: "interrupted" }
   | { readonly type: "turn_ended" }
-  | { readonly type: "failed"; readonly error: string };
+  | {
+      readonly type: "failed";
+      readonly error: string;
+      /** The person could not be reached, or the backend cannot show the prompt; else any failure. */
+      readonly failure?: "unreachable" | "unsupported";
+    };
 
 /** Where a hosting call stands with its sub-agents' prompts, kept in its pending marker. */
 export interface EscalatedJson {
@@ -261,7 +268,7 @@ export async function escalatePrompt<R extends PromptRequest>(
     const prompt_id = promptIdFor(shownRequest);
     if (shown.type === "failed" || (shown.type === "aborted" && shown.cause.type !== "user")) {
       const ended: EscalationEnding =
-        shown.type === "failed" ? { type: "failed", error: shown.error } : endingOf(shown.cause);
+        shown.type === "failed" ? failedEnding(shown.error, shown.failure) : endingOf(shown.cause);
       escalations.done.push({ ...entry, prompt_id, ended });
       throw endingError(ended);
     }
@@ -354,7 +361,7 @@ async function escalateQuestion(
     const reason = shown.type === "failed" ? "backend_error" : stoppedByAbort(shown.cause).reason;
     record(ctx, createEvent("inquiry_response", { outcome: "cancelled", id, reason }));
     const ended: EscalationEnding =
-      shown.type === "failed" ? { type: "failed", error: shown.error } : endingOf(shown.cause);
+      shown.type === "failed" ? failedEnding(shown.error, shown.failure) : endingOf(shown.cause);
     escalations.done.push({ ...entry, ended });
     throw endingError(ended);
   }
@@ -449,6 +456,14 @@ function responseFor(
     : createEvent("inquiry_response", { outcome: "answered", id, answer: reply.value });
 }
 
+// A failed prompt, keeping whether the person could not be reached or the prompt could not be
+// shown: the sub-agent tells its model that, as the parent would.
+function failedEnding(error: string, failure: PromptFailure): EscalationEnding {
+  return failure === "unreachable" || failure === "unsupported"
+    ? { type: "failed", error, failure }
+    : { type: "failed", error };
+}
+
 // How a prompt the person did not end ended, from its abort cause (only called for causes other
 // than the person's own cancel).
 function endingOf(cause: AbortCause): EscalationEnding {
@@ -473,6 +488,8 @@ function endingError(ending: EscalationEnding): Error {
       });
     }
     case "failed":
+      if (ending.failure === "unreachable") return new HumanUnreachableError(ending.error);
+      if (ending.failure === "unsupported") return new PromptUnsupportedError(ending.error);
       return new Error(ending.error);
     case "turn_ended":
       return new HumanUnreachableError(

@@ -13,13 +13,21 @@ export type ToolCallState =
   /** Waits for a person at a prompt left pending; the call resumes with the turn. */
   | "suspended";
 
-/** What a prompt was answered with, without the answer itself (it may be a secret). */
+/**
+ * What a prompt was answered with, without the answer itself (it may be a secret). `cancelled`
+ * is the person's cancel (their reply, or their stop of the run); a prompt that ended without
+ * them says how: `timeout` (nobody answered in time), `interrupted` (the host stopped the run),
+ * `turn_ended` (the person ended the turn at another prompt) or `failed` (the backend failed).
+ */
 export type PromptOutcome =
   | "answer"
   | "back"
   | "reply"
   | "end_turn"
   | "cancelled"
+  | "timeout"
+  | "interrupted"
+  | "turn_ended"
   | "failed"
   | "run"
   | "skip"

@@ -106,6 +106,7 @@ export function stoppedByFailure(failure: PromptFailure, error: string): Stopped
       return { reason: "backend_error", content: inputUnreachableMessage(error), is_error: true };
     case "unsupported":
       return { reason: "backend_error", content: inputUnsupportedMessage(error), is_error: true };
+    case "malformed":
     case "other":
       return { reason: "backend_error", content: INPUT_PROMPT_FAILED, is_error: true };
   }
@@ -120,13 +121,31 @@ function rememberedFor(ctx: RunContext, call: ToolCall, question: Question): Jso
   return ctx.turn.rememberedAnswer(call.name, question.id);
 }
 
-function recordAnswer(ctx: RunContext, id: string, question: Question, answer: JsonValue): void {
+/**
+ * The `metadata` key of an `answered` response that nobody gave: `"default"` when the detached
+ * `defaults` policy answered with the question's default because no person was reachable. JP's
+ * `answered` says only what the tool received; the envelope's metadata says who did not answer.
+ */
+export const ANSWERED_BY_METADATA_KEY = "answered_by";
+
+function recordAnswer(
+  ctx: RunContext,
+  id: string,
+  question: Question,
+  answer: JsonValue,
+  by?: "default",
+): void {
   // A secret reaches the tool in memory only; the record says it was answered, never with what.
   record(
     ctx,
     isSecret(question)
       ? createEvent("inquiry_response", { outcome: "redacted", id })
-      : createEvent("inquiry_response", { outcome: "answered", id, answer }),
+      : createEvent("inquiry_response", {
+          outcome: "answered",
+          id,
+          answer,
+          ...(by === undefined ? {} : { metadata: { [ANSWERED_BY_METADATA_KEY]: by } }),
+        }),
   );
 }
 
@@ -244,8 +263,10 @@ class QuestionAttempts {
     switch (route.type) {
       case "static":
       case "remembered":
-      case "default":
         recordAnswer(ctx, id, question, route.answer);
+        return { type: "answer", value: route.answer, prompted: false };
+      case "default":
+        recordAnswer(ctx, id, question, route.answer, "default");
         return { type: "answer", value: route.answer, prompted: false };
       case "refuse":
         if (expired && route.reason === "no_prompt_backend") {

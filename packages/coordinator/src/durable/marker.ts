@@ -117,7 +117,11 @@ const markerSchema = lazy(() => {
               .union([
                 z.object({ type: z.literal("timeout"), ms: z.number().optional() }),
                 z.object({ type: z.enum(["interrupted", "turn_ended"]) }),
-                z.object({ type: z.literal("failed"), error: z.string() }),
+                z.object({
+                  type: z.literal("failed"),
+                  error: z.string(),
+                  failure: z.enum(["unreachable", "unsupported"]).optional(),
+                }),
               ])
               .optional(),
           }),

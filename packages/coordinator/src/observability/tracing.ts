@@ -330,8 +330,16 @@ export function traceCoordinator(
   };
 }
 
-// A reply the person gave (a decision, an edit), not a prompt that ended without one: a
-// permission or delivery prompt's "cancelled" may be a deadline, so it has no answer time.
+// A reply the person gave (a decision, an edit) has an answer time; a prompt that ended without
+// one (a deadline, a shutdown, End Turn elsewhere, a failure, or a cancel) has none.
+const NOT_REPLIED: ReadonlySet<PromptOutcome> = new Set<PromptOutcome>([
+  "failed",
+  "cancelled",
+  "timeout",
+  "interrupted",
+  "turn_ended",
+]);
+
 function personReplied(outcome: PromptOutcome): boolean {
-  return outcome !== "failed" && outcome !== "cancelled";
+  return !NOT_REPLIED.has(outcome);
 }

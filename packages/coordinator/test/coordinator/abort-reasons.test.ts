@@ -577,4 +577,33 @@ describe("a prompt backend's own deadline (PromptTimedOutError)", () => {
       ["Tool not run: no permission decision within 45 s. The user did not decline.", false],
     ]);
   });
+
+  it("listeners are told each prompt timed out, never that the person cancelled it", async () => {
+    const { coordinator } = coordinatorFor({
+      tools: { "*": { run: "ask", result: "ask" } },
+      executors: new MockExecutorSource({
+        deploy: asking([]),
+        ask: asking([booleanQuestion()]),
+      }),
+      prompts: new MockPromptBackend({
+        permissions: [late, { type: "run" }, { type: "run" }],
+        questions: [late],
+        deliveries: [late],
+      }),
+    });
+    const outcomes: [string, string][] = [];
+    coordinator.on("prompt-answered", ({ request, outcome }) =>
+      outcomes.push([request.kind, outcome]),
+    );
+    await coordinator.run([call("call_1", "deploy")], { turn: new TurnState() });
+    await coordinator.run([call("call_2", "ask")], { turn: new TurnState() });
+    await coordinator.run([call("call_3", "deploy")], { turn: new TurnState() });
+    expect(outcomes).toEqual([
+      ["permission", "timeout"],
+      ["permission", "run"],
+      ["question", "timeout"],
+      ["permission", "run"],
+      ["deliver", "timeout"],
+    ]);
+  });
 });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
+  HumanUnreachableError,
   type PermissionReply,
   type PromptRequest,
+  PromptUnsupportedError,
   type QuestionPromptRequest,
   type QuestionReply,
   type ToolCoordinator,
@@ -106,6 +108,51 @@ describe("a sub-agent's prompt shown by the parent that ends without the person"
         promptTimeoutMs: 30,
       });
       expect(told).toMatchObject({ name: "PromptTimedOutError", ms: 30 });
+    },
+  );
+});
+
+describe("a sub-agent's prompt that the parent's backend cannot put in front of the person", () => {
+  it.each([
+    ["cannot reach the person", new HumanUnreachableError("the client disconnected")],
+    [
+      "cannot show this prompt",
+      new PromptUnsupportedError("this person can only answer text questions"),
+    ],
+  ] as const)(
+    "a backend that %s: the sub-agent's prompt fails with the same error, so the sub-agent records and tells its model why",
+    async (_name, failure) => {
+      let coordinator!: ToolCoordinator;
+      let told: unknown;
+      const agent = new MockExecutor(async (input) => {
+        try {
+          told = await coordinator.escalate(input.call.id, "researcher", subAgentQuestion, {
+            signal: input.signal,
+          });
+        } catch (error) {
+          told = error;
+        }
+        return { type: "success", content: "done" };
+      });
+      const made = coordinatorFor({
+        tools: UNATTENDED,
+        executors: new MockExecutorSource({ research: agent }),
+        prompts: new MockPromptBackend({
+          questions: [
+            () => {
+              throw failure;
+            },
+          ],
+        }),
+      });
+      coordinator = made.coordinator;
+      await coordinator.run([call("call_1", "research")], { turn: new TurnState() });
+
+      expect(told).toMatchObject({ name: failure.name, message: failure.message });
+      expect(inquiryTrail(made.stream.events)).toEqual([
+        { request: "call_1.confirm.1", source: { source: "other", name: "researcher" } },
+        { response: "call_1.confirm.1", cancelled: "backend_error" },
+      ]);
     },
   );
 });

@@ -1,8 +1,9 @@
-import type { ConversationStream, InquiryRequest, JsonValue } from "@jp/conversation";
+import { ConversationStream, type InquiryRequest, type JsonValue } from "@jp/conversation";
 import type { Question } from "@jp/tool";
 import { err } from "neverthrow";
 import { describe, expect, it } from "vitest";
 import {
+  ANSWERED_BY_METADATA_KEY,
   type BuiltinTool,
   builtinExecutorSource,
   type InquiryError,
@@ -780,6 +781,36 @@ describe("answers that need no prompt", () => {
       ).toEqual(["inquiry_request", "inquiry_response"]);
     },
   );
+
+  it("the detached `defaults` policy's answer is recorded as the question's default, not as a person's answer", async () => {
+    const tool = asking([selectQuestion("pick", { default: "green" })]);
+    const { stream, coordinator } = coordinatorFor({
+      tools: { "*": { run: "unattended", detached: "defaults" } },
+      executors: new MockExecutorSource({ deploy: tool }),
+      prompts: new MockPromptBackend({}, { reachable: false }),
+    });
+
+    await coordinator.run([call("call_1", "deploy")], { turn: new TurnState() });
+
+    // JP's `answered` says what the tool received; the envelope's metadata says nobody gave it.
+    const [, response] = inquiryEvents(stream);
+    expect(response).toMatchObject({ outcome: "answered", id: "call_1.pick.1", answer: "green" });
+    expect(response?.metadata).toEqual({ [ANSWERED_BY_METADATA_KEY]: "default" });
+    expect(ANSWERED_BY_METADATA_KEY).toBe("answered_by");
+    // The mark survives saving and loading, as every event's metadata does.
+    const reloaded = ConversationStream.decode(JSON.parse(JSON.stringify(stream.toJSON())));
+    expect(inquiryEvents(reloaded._unsafeUnwrap())[1]?.metadata).toEqual({
+      answered_by: "default",
+    });
+    // Answers a person, a configuration or the turn gave carry no such mark.
+    const human = coordinatorFor({
+      tools: UNATTENDED,
+      executors: new MockExecutorSource({ deploy: asking([selectQuestion("pick")]) }),
+      prompts: new MockPromptBackend({ questions: [answer("green")] }),
+    });
+    await human.coordinator.run([call("call_1", "deploy")], { turn: new TurnState() });
+    expect(inquiryEvents(human.stream)[1]?.metadata).toBeUndefined();
+  });
 });
 
 describe("answers from the LLM", () => {
