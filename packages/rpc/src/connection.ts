@@ -10,7 +10,10 @@ export interface ConnectionOptions {
   readonly input: Readable;
   /** Where this side writes: a child's stdin, or this process's stdout. */
   readonly output: Writable;
-  /** The longest line accepted, in bytes, newline excluded (default 1 MiB). */
+  /**
+   * The longest line accepted, in bytes, newline excluded (default 1 MiB): a whole number, at
+   * least 1. Anything else (`NaN`, `0`, `1.5`, `Infinity`) throws at creation.
+   */
   readonly maxLineBytes?: number;
   /**
    * Told about input that is not JSON-RPC 2.0 (already answered on the wire with an error, as

@@ -1,6 +1,8 @@
 /**
  * The error codes this package sends and understands: JSON-RPC 2.0's own, plus LSP's
- * `RequestCancelled`, which a client uses to say "the user dismissed this prompt".
+ * `RequestCancelled`, which a client uses to say "the user dismissed this prompt", and one of
+ * the codes JSON-RPC 2.0 leaves to implementations (-32000 to -32099): `too_many_prompts`, the
+ * answer of a client that already shows as many prompts as it serves at once.
  */
 export const JSON_RPC_ERROR_CODES = {
   parse_error: -32700,
@@ -9,6 +11,7 @@ export const JSON_RPC_ERROR_CODES = {
   invalid_params: -32602,
   internal_error: -32603,
   request_cancelled: -32800,
+  too_many_prompts: -32000,
 } as const;
 
 /**

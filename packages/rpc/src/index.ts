@@ -17,7 +17,7 @@ export type {
   RpcPromptClient,
   RpcPromptClientOptions,
 } from "./prompt-client.js";
-export { createRpcPromptClient } from "./prompt-client.js";
+export { createRpcPromptClient, DEFAULT_MAX_OPEN_PROMPTS } from "./prompt-client.js";
 export type {
   AskUserParams,
   AskUserResult,

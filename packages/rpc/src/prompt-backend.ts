@@ -11,6 +11,7 @@ import { err, ok, type Result } from "neverthrow";
 import type { ConnectionOptions, RpcCloseReason } from "./connection.js";
 import { JSON_RPC_ERROR_CODES, RpcError } from "./errors.js";
 import { defineMethod } from "./internal/methods.js";
+import { checkCount, checkTimeout } from "./internal/options.js";
 import { type ResponseOutcome, RpcPeer } from "./internal/peer.js";
 import {
   askUserResultSchema,
@@ -46,13 +47,15 @@ export interface RpcPromptBackendOptions extends ConnectionOptions {
   /**
    * Longest wait for one prompt's answer; then the client is sent `$/cancelRequest` and the
    * prompt rejects (`timeout`). Default: no limit — a human takes the time they take. So is
-   * `Infinity`, or anything past what a timer holds (2^31 - 1 ms, about 24.8 days).
+   * `Infinity`, or anything past what a timer holds (2^31 - 1 ms, about 24.8 days). It must be
+   * more than 0: `NaN`, `0` or a negative number throws at creation.
    */
   readonly timeoutMs?: number;
   /**
    * How long after creation a client may take to send `initialize` before a human counts as
    * unreachable (default {@link DEFAULT_HANDSHAKE_TIMEOUT_MS}). A later `initialize` still
    * connects it. `Infinity` (or past 2^31 - 1 ms) waits for as long as the connection is open.
+   * It must be more than 0: `NaN`, `0` or a negative number throws at creation.
    * Unused with `protocol: "opal"`, where nothing is awaited.
    */
   readonly handshakeTimeoutMs?: number;
@@ -76,7 +79,10 @@ export interface RpcPromptBackend extends PromptBackend {
   readonly client: InitializeParams | undefined;
   /** Resolves when the connection closes, with why. */
   readonly closed: Promise<RpcCloseReason>;
-  /** Resolves `true` once a client is ready; `false` on close, timeout or abort. */
+  /**
+   * Resolves `true` once a client is ready; `false` on close, timeout or abort. A `timeoutMs`
+   * that is not more than 0 (`NaN`, `0`, a negative number) rejects with a `RangeError`.
+   */
   waitForClient(options?: {
     readonly timeoutMs?: number;
     readonly signal?: AbortSignal;
@@ -127,6 +133,8 @@ export function createRpcPromptBackend(options: RpcPromptBackendOptions): RpcPro
   return new RpcPromptBackendImpl(options);
 }
 
+const CREATE = "createRpcPromptBackend";
+
 class RpcPromptBackendImpl implements RpcPromptBackend {
   #state: State = { type: "waiting_for_client" };
   readonly #changed = new Set<() => void>();
@@ -138,6 +146,10 @@ class RpcPromptBackendImpl implements RpcPromptBackend {
   readonly #handshake: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: RpcPromptBackendOptions) {
+    // Before the handshake timer starts: a bad option leaves nothing running.
+    checkCount(CREATE, "maxLineBytes", options.maxLineBytes, "bytes");
+    checkTimeout(CREATE, "timeoutMs", options.timeoutMs);
+    checkTimeout(CREATE, "handshakeTimeoutMs", options.handshakeTimeoutMs);
     this.#sessionId = options.sessionId;
     this.#timeoutMs = deadline(options.timeoutMs);
     this.#serverInfo = options.serverInfo ?? { name: "@jp/rpc" };
@@ -190,6 +202,7 @@ class RpcPromptBackendImpl implements RpcPromptBackend {
   async waitForClient(
     options: { readonly timeoutMs?: number; readonly signal?: AbortSignal } = {},
   ): Promise<boolean> {
+    checkTimeout("waitForClient", "timeoutMs", options.timeoutMs);
     const signals = [options.signal, timeoutSignal(options.timeoutMs)].filter(
       (signal): signal is AbortSignal => signal !== undefined,
     );

@@ -3,6 +3,7 @@ import { err, ok, type Result } from "neverthrow";
 import type { ConnectionOptions, RpcCloseReason } from "./connection.js";
 import { JSON_RPC_ERROR_CODES, RpcError } from "./errors.js";
 import { defineMethod, type MethodHandler } from "./internal/methods.js";
+import { checkCount } from "./internal/options.js";
 import { type ResponseOutcome, RpcPeer } from "./internal/peer.js";
 import {
   type AskUserParams,
@@ -18,6 +19,13 @@ import {
   promptParamsSchema,
   RPC_METHODS,
 } from "./protocol.js";
+
+/**
+ * How many prompts a client serves at once by default (`maxOpenPrompts`). The coordinator shows
+ * one prompt at a time, so a client rarely has more than a few open; the bound keeps an agent
+ * that sends prompts without end from growing the UI process's memory without limit.
+ */
+export const DEFAULT_MAX_OPEN_PROMPTS = 32;
 
 /** What a handler is told besides the prompt. */
 export interface PromptHandlerContext {
@@ -52,6 +60,14 @@ export interface RpcPromptClientOptions extends ConnectionOptions {
   readonly onPrompt?: PromptHandler;
   /** Serves `client/ask_user`; required for `prompts: "simple"`. */
   readonly onAskUser?: AskUserHandler;
+  /**
+   * How many prompts (`client/prompt` and `client/ask_user` together) are served at once:
+   * a whole number, at least 1 (default {@link DEFAULT_MAX_OPEN_PROMPTS}). A prompt counts until
+   * its handler settles, also after `$/cancelRequest`. One more is not handed to a handler: it
+   * is answered at once with the error `-32000` (`too_many_prompts`), which the agent records as
+   * a failed prompt, never as the person's decision.
+   */
+  readonly maxOpenPrompts?: number;
 }
 
 /** The UI side of the connection. */
@@ -84,6 +100,8 @@ export interface RpcPromptClient {
  */
 export function createRpcPromptClient(options: RpcPromptClientOptions): RpcPromptClient {
   const { capabilities, onPrompt, onAskUser } = options;
+  checkCount("createRpcPromptClient", "maxLineBytes", options.maxLineBytes, "bytes");
+  checkCount("createRpcPromptClient", "maxOpenPrompts", options.maxOpenPrompts, "prompts");
   if (capabilities.prompts === "rich" && onPrompt === undefined) {
     throw new TypeError('createRpcPromptClient: prompts "rich" needs an onPrompt handler');
   }
@@ -104,7 +122,12 @@ export function createRpcPromptClient(options: RpcPromptClientOptions): RpcPromp
       return typeof answer === "string" ? { answer } : answer;
     });
   }
-  const peer = new RpcPeer({ ...options, methods });
+  const max = options.maxOpenPrompts ?? DEFAULT_MAX_OPEN_PROMPTS;
+  const refusal = {
+    code: JSON_RPC_ERROR_CODES.too_many_prompts,
+    message: `too many prompts at once: this client shows at most ${max} at a time, and this one was not shown`,
+  };
+  const peer = new RpcPeer({ ...options, methods, servingLimit: { max, refusal } });
   const hello: InitializeParams = {
     protocol_version: PROTOCOL_VERSION,
     capabilities,

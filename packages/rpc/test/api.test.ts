@@ -21,6 +21,7 @@ describe("the public barrel", () => {
     expect(Object.keys(await import("../src/index.js")).sort()).toEqual([
       "DEFAULT_HANDSHAKE_TIMEOUT_MS",
       "DEFAULT_MAX_LINE_BYTES",
+      "DEFAULT_MAX_OPEN_PROMPTS",
       "JSON_RPC_ERROR_CODES",
       "PROTOCOL_VERSION",
       "REPLY_SCHEMAS",
@@ -56,9 +57,11 @@ describe("the public barrel", () => {
       invalid_params: -32602,
       internal_error: -32603,
       request_cancelled: -32800,
+      too_many_prompts: -32000,
     });
     expect(api.PROTOCOL_VERSION).toBe(1);
     expect(api.DEFAULT_MAX_LINE_BYTES).toBe(1024 * 1024);
+    expect(api.DEFAULT_MAX_OPEN_PROMPTS).toBe(32);
   });
 
   it("recognises its errors across package copies by brand, not by class identity", async () => {

@@ -36,6 +36,11 @@ export interface PeerOptions extends ConnectionOptions {
   readonly methods: MethodTable;
   /** Called once, synchronously, when the connection closes, before open requests settle. */
   readonly onClose?: (reason: RpcCloseReason) => void;
+  /**
+   * How many requests may be served at once (default: no bound). A request beyond `max` is
+   * answered at once with `refusal` and its handler is not run.
+   */
+  readonly servingLimit?: { readonly max: number; readonly refusal: RpcErrorObject };
 }
 
 /** How many given-up request ids are remembered, to drop their late answers quietly. */
@@ -82,6 +87,9 @@ export class RpcPeer {
   // The requests being served, by id: several under one id when the peer reuses it, and `null`
   // for a request whose id is null, so that close() answers and aborts every one of them.
   readonly #serving = new Map<RpcId | null, Set<AbortController>>();
+  readonly #servingLimit: PeerOptions["servingLimit"];
+  // How many requests are being served now: their handlers have not settled.
+  #servingCount = 0;
   #nextId = 1;
   // Reading is paused until the output drains (see MAX_UNSENT_BYTES).
   #throttled = false;
@@ -117,6 +125,7 @@ export class RpcPeer {
     this.#methods = options.methods;
     this.#onProtocolError = options.onProtocolError;
     this.#onClose = options.onClose;
+    this.#servingLimit = options.servingLimit;
     this.#maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     this.#splitter = new LineSplitter(this.#maxLineBytes);
     this.closed = new Promise((resolve) => {
@@ -430,14 +439,22 @@ export class RpcPeer {
   async #serve(id: RpcId | null, method: string, params: unknown): Promise<Reply | undefined> {
     const handler = findMethod(this.#methods, method);
     if (handler === undefined) return methodNotFound(id, method);
+    // Counted synchronously, so that of requests arriving together (one batch, or lines read in
+    // one chunk) exactly the first `max` are served.
+    const limit = this.#servingLimit;
+    if (limit !== undefined && this.#servingCount >= limit.max) {
+      return { message: errorMessage(id, limit.refusal), after: [] };
+    }
     const controller = new AbortController();
     const serving = this.#serving.get(id) ?? new Set<AbortController>();
     serving.add(controller);
     this.#serving.set(id, serving);
+    this.#servingCount += 1;
     try {
       const reply = await serve(handler, { id, method, params }, controller.signal);
       return this.#closeReason === undefined ? reply : undefined;
     } finally {
+      this.#servingCount -= 1;
       serving.delete(controller);
       if (serving.size === 0 && this.#serving.get(id) === serving) this.#serving.delete(id);
     }
