@@ -19,10 +19,13 @@ export interface StreamError {
     | "duplicate-inquiry-response"
     | "turn-start-not-allowed"
     | "no-turn"
-    | "no-such-event";
+    | "no-such-event"
+    | "nested-too-deep";
   readonly message: string;
-  /** The `id` of the offending response, where there is one. */
+  /** The `id` of the offending response (or, for `nested-too-deep`, event), where there is one. */
   readonly id?: string;
+  /** For `nested-too-deep`: the position of the refused event among those appended together. */
+  readonly index?: number;
 }
 
 /**

@@ -151,7 +151,8 @@ export class ConversationStream {
     // `settle` either refuses an event without touching the balance or counts it.
     if (events.length === 1) {
       const event = events[0] as ConversationEvent;
-      const problem = refuseTurnStart(event) ?? this.#settle(current, event, events, 0);
+      const problem =
+        refuseTurnStart(event) ?? refuseDeep(event, 0) ?? this.#settle(current, event, events, 0);
       if (problem !== undefined) return err(problem);
       this.#events.push(event);
       return ok(undefined);
@@ -170,7 +171,8 @@ export class ConversationStream {
     const balance = { tool_call: view("tool_call"), inquiry: view("inquiry") };
     for (let i = 0; i < events.length; i++) {
       const event = events[i] as ConversationEvent;
-      const problem = refuseTurnStart(event) ?? this.#settle(balance, event, events, i);
+      const problem =
+        refuseTurnStart(event) ?? refuseDeep(event, i) ?? this.#settle(balance, event, events, i);
       if (problem !== undefined) return err(problem);
     }
     this.#events.push(...events);
@@ -295,6 +297,54 @@ function setOwn(target: JsonObject, key: string, value: JsonValue): void {
     writable: true,
     configurable: true,
   });
+}
+
+/**
+ * How deeply arrays and objects may be nested in each value an event holds (its arguments, an
+ * answer, a question, structured data, metadata…). No real conversation comes near it; deeper data
+ * could not be saved, as writing JSON (and the SDK's copies and checks, which recurse) overflows
+ * the call stack a few thousand levels deep.
+ */
+export const MAX_EVENT_VALUE_DEPTH = 128;
+
+// An event holding a value nested too deeply is refused, naming the field. Each container is
+// visited once, by a recursion at most MAX_EVENT_VALUE_DEPTH calls deep: an event's strings,
+// however long, cost nothing, and a usual event's few small objects next to nothing.
+function refuseDeep(event: ConversationEvent, index: number): StreamError | undefined {
+  const fields = event as unknown as Record<string, unknown>;
+  for (const key in fields) {
+    const value = fields[key];
+    if (typeof value !== "object" || value === null) continue;
+    if (!deeperThan(value, MAX_EVENT_VALUE_DEPTH)) continue;
+    const id = (event as { id?: unknown }).id;
+    const named = typeof id === "string" ? ` (id ${JSON.stringify(id)})` : "";
+    return {
+      kind: "nested-too-deep",
+      message: `the ${event.type}${named} cannot be recorded: its "${key}" field is nested more than ${MAX_EVENT_VALUE_DEPTH} levels deep (arrays and objects within one another), deeper than a conversation can be saved with`,
+      ...(typeof id === "string" ? { id } : {}),
+      index,
+    };
+  }
+  return undefined;
+}
+
+// Whether `value` (an array or object) holds arrays and objects more than `levels` deep, itself
+// counted as the first.
+function deeperThan(value: object, levels: number): boolean {
+  if (levels === 0) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (typeof item === "object" && item !== null && deeperThan(item, levels - 1)) return true;
+    }
+    return false;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    const item = record[key];
+    if (typeof item === "object" && item !== null && deeperThan(item, levels - 1)) return true;
+  }
+  return false;
 }
 
 function refuseTurnStart(event: ConversationEvent): StreamError | undefined {

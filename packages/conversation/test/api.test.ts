@@ -18,6 +18,7 @@ describe("the public barrel", () => {
       "FileConversationStore",
       "INTERRUPTED_TOOL_CALL_CONTENT",
       "KNOWN_CANCELLATION_REASONS",
+      "MAX_EVENT_VALUE_DEPTH",
       "SUSPENDED_CALL_METADATA_KEY",
       "StreamAppendError",
       "baseConfigOf",

@@ -8,12 +8,21 @@ import { compileSchema, renderAjvErrors } from "./internal/schema-cache.js";
 import type { JsonValue } from "./json.js";
 
 type Checked = Result<JsonValue, AnswerError>;
+
+/**
+ * How deeply arrays and objects may be nested in an answer. No real answer comes near it, and
+ * what a conversation records and writes (JSON text, the checks and copies of this SDK, which
+ * recurse) stays far from the call stack's limit, which such code reaches a few thousand levels
+ * deep.
+ */
+const MAX_ANSWER_DEPTH = 100;
 type Of<T extends AnswerType["type"]> = Extract<AnswerType, { type: T }>;
 
 /**
  * Checks that `value` is a valid answer to a question of `answerType` and returns it typed as
  * JSON. The error message says what was expected and what came, so a model can correct itself;
- * for `secret` answers it names only the type received, never the value.
+ * for `secret` answers it names only the type received, never the value. An answer whose arrays
+ * and objects are nested more than 100 levels deep is refused as well.
  *
  * @example
  * ```ts
@@ -23,7 +32,7 @@ type Of<T extends AnswerType["type"]> = Extract<AnswerType, { type: T }>;
  * ```
  */
 export function validateAnswer(answerType: AnswerType, value: unknown): Checked {
-  const problem = findNonJson(value);
+  const problem = findNonJson(value, MAX_ANSWER_DEPTH);
   if (problem !== undefined) {
     // Even a malformed secret must not leak: name the type only.
     if (answerType.type === "secret") return invalid(`expected a string, got ${typeName(value)}`);

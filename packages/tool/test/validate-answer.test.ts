@@ -294,3 +294,59 @@ describe("schema answers", () => {
     });
   });
 });
+
+describe("validateAnswer and deeply nested answers", () => {
+  // `levels` arrays within one another around "x": `nest(2)` is [["x"]].
+  const nest = (levels: number): unknown => {
+    let value: unknown = "x";
+    for (let i = 0; i < levels; i++) value = [value];
+    return value;
+  };
+  const deep =
+    "nested more than 100 levels deep (arrays and objects within one another); an answer may be nested at most 100 levels deep";
+  const anything: AnswerType = { type: "schema", schema: {} };
+  // The error, or "accepted": never the deep value itself, which a failure could not print.
+  const refusal = (type: AnswerType, value: unknown) => {
+    const checked = validateAnswer(type, value);
+    return checked.isOk() ? "accepted" : checked.error;
+  };
+
+  it("accepts an answer nested exactly 100 levels deep, which can be written as JSON", () => {
+    const checked = validateAnswer(anything, nest(100));
+    expect(checked.isOk()).toBe(true);
+    expect(JSON.parse(JSON.stringify(checked._unsafeUnwrap()))).toEqual(nest(100));
+  });
+
+  it("refuses one nested 101 levels deep, saying how deep an answer may be", () => {
+    expect(refusal(anything, nest(101))).toEqual({
+      kind: "invalid-answer",
+      message: deep,
+    });
+  });
+
+  it.each<[string, AnswerType]>([
+    ["schema", anything],
+    ["text", { type: "text" }],
+    ["select", colours],
+    ["multi_select", toppings],
+    ["boolean", { type: "boolean" }],
+  ])("refuses a %s answer nested 200,000 levels deep with the same reason", (_name, type) => {
+    expect(refusal(type, nest(200_000))).toEqual({
+      kind: "invalid-answer",
+      message: deep,
+    });
+  });
+
+  it("counts objects as levels too", () => {
+    let value: unknown = 1;
+    for (let i = 0; i < 101; i++) value = { a: value };
+    expect(refusal(anything, value)).toEqual({ kind: "invalid-answer", message: deep });
+  });
+
+  it("names a deep secret by its type only", () => {
+    expect(refusal({ type: "secret" }, nest(200_000))).toEqual({
+      kind: "invalid-answer",
+      message: "expected a string, got array",
+    });
+  });
+});

@@ -3,6 +3,8 @@ import {
   type ConversationStream,
   createEvent,
   type JsonObject,
+  MAX_EVENT_VALUE_DEPTH,
+  StreamAppendError,
   type ToolCallRequest,
 } from "@jp/conversation";
 
@@ -24,20 +26,53 @@ export type ReplyPart =
  */
 export class ArgumentsProblem {
   readonly problem: string;
-  constructor(problem: string) {
+  /** How the model is asked to call again: "with its arguments as one JSON object" by default. */
+  readonly fix: string;
+  constructor(problem: string, fix = "with its arguments as one JSON object") {
     this.problem = problem;
+    this.fix = fix;
   }
 }
 
 /**
  * Appends a reply to the stream: its text as `chat_response` events, then one
- * `tool_call_request` per call. A call whose arguments are not a JSON object is answered at once
- * with an error the model can act on, and is not returned. Returns the calls to run.
+ * `tool_call_request` per call. A call whose arguments are not a JSON object, or are nested more
+ * deeply than a conversation records (`MAX_EVENT_VALUE_DEPTH` levels), is answered at once with
+ * an error the model can act on, and is not returned. Returns the calls to run.
  */
 export function recordReply(
   stream: ConversationStream,
   parts: readonly ReplyPart[],
 ): ToolCallRequest[] {
+  // The stream checks how deeply each event is nested as it appends: a call it refuses for that
+  // is recorded without its arguments and answered, and the reply appended again. The usual
+  // reply is appended at once, its arguments walked only by that one check.
+  let current = parts;
+  for (;;) {
+    const { events, calls, callParts } = replyEvents(current);
+    if (events.length === 0) return calls;
+    const appended = stream.tryAppend(...events);
+    if (appended.isOk()) return calls;
+    const { error } = appended;
+    const part = error.kind === "nested-too-deep" ? callParts.get(error.index ?? -1) : undefined;
+    if (part === undefined) throw new StreamAppendError(error);
+    current = current.map((p) =>
+      p === part ? { ...part, arguments: new ArgumentsProblem(TOO_DEEP, TOO_DEEP_FIX) } : p,
+    );
+  }
+}
+
+const TOO_DEEP = `its arguments are nested more than ${MAX_EVENT_VALUE_DEPTH} levels deep (arrays and objects within one another), more than a conversation can record`;
+const TOO_DEEP_FIX = `with its arguments nested at most ${MAX_EVENT_VALUE_DEPTH} levels deep`;
+
+// The events of a reply, in the order they are appended; the calls to run; and which part each
+// call's request was made from, by the request's position among the events.
+function replyEvents(parts: readonly ReplyPart[]): {
+  events: ConversationEvent[];
+  calls: ToolCallRequest[];
+  callParts: Map<number, ReplyPart>;
+} {
+  const callParts = new Map<number, ReplyPart>();
   const events: ConversationEvent[] = [];
   const calls: ToolCallRequest[] = [];
   const refused: ConversationEvent[] = [];
@@ -53,7 +88,7 @@ export function recordReply(
       refused.push(
         createEvent("tool_call_response", {
           id: part.id,
-          content: `The call was not run: ${part.arguments.problem}. Call ${part.name} again with its arguments as one JSON object.`,
+          content: `The call was not run: ${part.arguments.problem}. Call ${part.name} again ${part.arguments.fix}.`,
           is_error: true,
         }),
       );
@@ -63,16 +98,13 @@ export function recordReply(
         name: part.name,
         arguments: part.arguments,
       });
+      callParts.set(events.length, part);
       events.push(call);
       calls.push(call);
     }
   }
-  appendAll(stream, [...events, ...refused]);
-  return calls;
-}
-
-function appendAll(stream: ConversationStream, events: readonly ConversationEvent[]): void {
-  if (events.length > 0) stream.append(...events);
+  events.push(...refused);
+  return { events, calls, callParts };
 }
 
 /** `value` as tool arguments, when it is a JSON object. */

@@ -1,8 +1,9 @@
-import type {
-  ConversationEvent,
-  ConversationStream,
-  InquiryRequest,
-  InquiryResponse,
+import {
+  type ConversationEvent,
+  type ConversationStream,
+  type InquiryRequest,
+  type InquiryResponse,
+  MAX_EVENT_VALUE_DEPTH,
 } from "@jp/conversation";
 import type { EventEmitter } from "eventemitter3";
 import type { InquiryBackend } from "../backends/inquiry-backend.js";
@@ -18,6 +19,7 @@ import { promptIdFor, type StoredReply } from "../durable/marker.js";
 import type { TurnState } from "../turn-state.js";
 import type { CallEscalations } from "./escalation.js";
 import type { CoordinatorEvents, PromptOutcome, PromptRefusal } from "./events.js";
+import { nestedTooDeeply } from "./nesting.js";
 import type { PromptQueue } from "./prompt-queue.js";
 import { type RunAbort, SignalOnRead, type Stopped } from "./run-abort.js";
 import type { ToolCoordinator } from "./tool-coordinator.js";
@@ -245,6 +247,10 @@ function malformedReply(request: PromptRequest, reply: unknown): string | undefi
     const args = fields.arguments;
     if (typeof args !== "object" || args === null || Array.isArray(args)) {
       return field("arguments", "a JSON object");
+    }
+    // Edited arguments are kept with a suspended call: deeper ones could not be saved.
+    if (nestedTooDeeply(args)) {
+      return field("arguments", `nested at most ${MAX_EVENT_VALUE_DEPTH} levels deep`);
     }
   }
   if (kind === "permission" && type === "skip" && !isText(fields.reason)) {

@@ -427,6 +427,16 @@ function rememberedFitting(
     : undefined;
 }
 
+// A misfit reply as text; one JSON cannot write (nested deeper than the call stack allows, a
+// BigInt) by why it was refused, so a backend sending it again still counts as a repeat.
+function replyText(value: unknown, refusal: string): string {
+  try {
+    return JSON.stringify(value) ?? "undefined";
+  } catch {
+    return `unwritable: ${refusal}`;
+  }
+}
+
 /** What a question's prompt does inside its turn in the queue: one object, no closures. */
 class QuestionHooks implements PromptHooks<QuestionPromptRequest> {
   readonly suspendable = true;
@@ -486,7 +496,7 @@ function humanOutcome(
         return {
           type: "invalid",
           message: checked.error.message,
-          reply: JSON.stringify(reply.value) ?? "undefined",
+          reply: replyText(reply.value, checked.error.message),
         };
       }
       recordAnswer(ctx, id, question, checked.value);

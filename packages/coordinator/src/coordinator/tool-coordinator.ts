@@ -2,6 +2,7 @@ import {
   type ConversationStream,
   createEvent,
   type JsonValue,
+  MAX_EVENT_VALUE_DEPTH,
   type StreamError,
   type StreamEvent,
   type ToolCallRequest,
@@ -38,7 +39,11 @@ import {
   pendingPromptOf,
   unreadableMarkers,
 } from "../durable/pending.js";
-import { deliveryNotDecidedMessage, executionFailedMessage } from "../routing/messages.js";
+import {
+  argumentsTooDeepMessage,
+  deliveryNotDecidedMessage,
+  executionFailedMessage,
+} from "../routing/messages.js";
 import { TurnState } from "../turn-state.js";
 import {
   appendOrThrow,
@@ -241,7 +246,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     promptTimeout(options.promptTimeoutMs); // a bad limit rejects before anything is recorded
     suspendDeadline(options.suspend);
     const recorded = openRequestCounts(this.#options.stream.events);
-    const requests = calls.map((call) => ({ call: this.#recordRequest(call, recorded) }));
+    const requests = calls.map((call) => this.#recordRequest(call, recorded));
     return this.#cycle(requests, { ...options, turn: options.turn });
   }
 
@@ -318,7 +323,12 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
   }
 
   async #cycle(
-    requests: readonly { readonly call: ToolCall; readonly resume?: PendingMarker }[],
+    requests: readonly {
+      readonly call: ToolCall;
+      readonly resume?: PendingMarker;
+      /** Set for a call refused as it was recorded: what the model is told, the call not run. */
+      readonly refused?: string;
+    }[],
     options: RunOptions,
     resumed: Resumed = notResumed(),
   ): Promise<RunResult> {
@@ -380,11 +390,14 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     // By the call's place in `requests`; a suspended call has none.
     const responses: (ToolCallResponse | undefined)[] = new Array(requests.length);
     const outcomes: CallOutcome[] = await Promise.all(
-      requests.map(async ({ call, resume }, i) => {
+      requests.map(async ({ call, resume, refused }, i) => {
         this.#running.set(call.id, { ctx, call });
         let outcome: CallOutcome;
         try {
-          outcome = await runToolCall(ctx, setup, call, resume);
+          outcome =
+            refused === undefined
+              ? await runToolCall(ctx, setup, call, resume)
+              : { content: refused, is_error: true, endTurn: false };
         } catch (cause) {
           // Never reject for a call: a bug in a host's code still leaves the call answered.
           outcome = {
@@ -572,22 +585,36 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     );
   }
 
-  #recordRequest(call: ToolCallRequest | ToolCall, recorded: Map<string, number>): ToolCall {
+  #recordRequest(
+    call: ToolCallRequest | ToolCall,
+    recorded: Map<string, number>,
+  ): { readonly call: ToolCall; readonly refused?: string } {
     const { stream } = this.#options;
     // The host may have recorded the request already (as it streamed in): do not add another.
     // Counted, so two calls that share an id (some providers send duplicates) get one each.
     const open = recorded.get(call.id) ?? 0;
     if (open > 0) {
       recorded.set(call.id, open - 1);
-      return call;
+      return { call };
     }
     const event = createEvent("tool_call_request", {
       id: call.id,
       name: call.name,
       arguments: call.arguments,
     });
-    appendOrThrow(stream, event);
-    return event;
+    // The stream's own check is the one walk over the arguments on the way in.
+    const appended = stream.tryAppend(event);
+    if (appended.isOk()) return { call: event };
+    if (appended.error.kind !== "nested-too-deep") {
+      throw new Error(
+        `ToolCoordinator could not record a ${event.type}: ${appended.error.message}`,
+      );
+    }
+    // Arguments too deep to save: the call is recorded without them and refused, not run, so
+    // the conversation can still be saved and the model can send the call again.
+    const kept = createEvent("tool_call_request", { id: call.id, name: call.name, arguments: {} });
+    appendOrThrow(stream, kept);
+    return { call: kept, refused: argumentsTooDeepMessage(call.name, MAX_EVENT_VALUE_DEPTH) };
   }
 }
 

@@ -1,9 +1,16 @@
 import { hostname } from "node:os";
-import type { ConversationStream, InquirySource, JsonValue, StreamEvent } from "@jp/conversation";
+import {
+  type ConversationStream,
+  type InquirySource,
+  type JsonValue,
+  MAX_EVENT_VALUE_DEPTH,
+  type StreamEvent,
+} from "@jp/conversation";
 import { validateAnswer } from "@jp/tool";
 import { err, ok, type Result } from "neverthrow";
 import type { FormProgress } from "../backends/executor.js";
 import type { PromptRequest } from "../backends/prompt-backend.js";
+import { nestedTooDeeply } from "../coordinator/nesting.js";
 import {
   markerJson,
   PENDING_METADATA_KEY,
@@ -379,6 +386,11 @@ function checkReply(
           const args = (reply as { arguments?: unknown }).arguments;
           if (typeof args !== "object" || args === null || Array.isArray(args)) {
             return problem('"arguments" must be a JSON object');
+          }
+          if (nestedTooDeeply(args)) {
+            return problem(
+              `"arguments" must be nested at most ${MAX_EVENT_VALUE_DEPTH} levels deep (arrays and objects within one another)`,
+            );
           }
           return ok({ type: "edit", arguments: JSON.parse(JSON.stringify(args)) });
         }

@@ -38,6 +38,10 @@ export const DELIVERY_SKIPPED_BY_USER = "Result delivery skipped by user.";
 export const notAvailableMessage = (tool: string) =>
   `Tool '${tool}' is not available. It may have been available earlier in this conversation but is no longer enabled. Do not retry this tool until it is available again in the list of enabled tools.`;
 
+/** A call's arguments are nested too deeply to be recorded: it was not run. */
+export const argumentsTooDeepMessage = (tool: string, levels: number) =>
+  `The call was not run: its arguments are nested more than ${levels} levels deep (arrays and objects within one another), more than a conversation can record. Call ${tool} again with its arguments nested at most ${levels} levels deep.`;
+
 /** A tool pass threw instead of returning a result. */
 export const executionFailedMessage = (tool: string, error: string) =>
   `Tool '${tool}' failed: ${error}`;

@@ -30,13 +30,34 @@ export function describeJson(value: unknown): string {
   if (!renderable) return name;
   let text: string | undefined;
   try {
+    // A value nested deeper than an answer may be (or a cycle) is named, not written: writing it
+    // would recurse as deep as the value goes.
+    if (nestedDeeperThan(value, MAX_RENDERED_DEPTH)) return name;
     text = JSON.stringify(value);
   } catch {
-    // Cycles, BigInts inside objects and very deep values cannot be stringified; the type name
-    // still tells the reader what arrived.
+    // Cycles, BigInts inside objects and values whose getters throw cannot be stringified; the
+    // type name still tells the reader what arrived.
     text = undefined;
   }
   return text === undefined ? name : truncate(text, MAX_DESCRIPTION);
+}
+
+/** Past this many levels of arrays and objects, a value is named instead of written. */
+const MAX_RENDERED_DEPTH = 100;
+
+// Whether arrays and objects in `value` are nested more than `levels` deep. The recursion is at
+// most `levels` calls deep, so it cannot overflow the call stack however deep the value is.
+function nestedDeeperThan(value: unknown, levels: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (levels === 0) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (nestedDeeperThan(item, levels - 1)) return true;
+    return false;
+  }
+  for (const key of Object.keys(value)) {
+    if (nestedDeeperThan((value as Record<string, unknown>)[key], levels - 1)) return true;
+  }
+  return false;
 }
 
 /** Most items a list in a message names; the rest are counted. */

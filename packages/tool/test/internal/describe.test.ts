@@ -42,3 +42,20 @@ describe("typeName", () => {
     expect(typeName(value)).toBe(name);
   });
 });
+
+describe("describeJson of deeply nested values", () => {
+  const nest = (levels: number): unknown => {
+    let value: unknown = "x";
+    for (let i = 0; i < levels; i++) value = [value];
+    return value;
+  };
+
+  it("writes a value nested 100 levels deep", () => {
+    expect(describeJson(nest(100))).toBe(`${"[".repeat(59)}…`);
+  });
+
+  it("names one nested deeper by its type, without writing it", () => {
+    expect(describeJson(nest(101))).toBe("array");
+    expect(describeJson(nest(200_000))).toBe("array");
+  });
+});
