@@ -56,6 +56,6 @@ export { inquiryResponseLine, toMarkdown } from "./markdown.js";
 export type { SanitizeChange, SanitizeReason, SanitizeReport } from "./sanitize.js";
 export { INTERRUPTED_TOOL_CALL_CONTENT, SUSPENDED_CALL_METADATA_KEY } from "./sanitize.js";
 export type { Turn } from "./stream.js";
-export { ConversationStream, MAX_EVENT_VALUE_DEPTH } from "./stream.js";
+export { ConversationStream, MAX_EVENT_VALUE_DEPTH, nestedTooDeeply } from "./stream.js";
 export { StreamAppendError } from "./stream-append-error.js";
 export { EPOCH_TIMESTAMP, formatTimestamp } from "./timestamp.js";

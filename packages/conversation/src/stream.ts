@@ -328,6 +328,15 @@ function refuseDeep(event: ConversationEvent, index: number): StreamError | unde
   return undefined;
 }
 
+/**
+ * Whether arrays and objects in `value` are nested more deeply than a conversation records
+ * ({@link MAX_EVENT_VALUE_DEPTH} levels, `value` itself the first): what `append` refuses as
+ * `nested-too-deep`. The recursion goes no deeper than that, however deep `value` is.
+ */
+export function nestedTooDeeply(value: unknown): boolean {
+  return typeof value === "object" && value !== null && deeperThan(value, MAX_EVENT_VALUE_DEPTH);
+}
+
 // Whether `value` (an array or object) holds arrays and objects more than `levels` deep, itself
 // counted as the first.
 function deeperThan(value: object, levels: number): boolean {

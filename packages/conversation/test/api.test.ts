@@ -34,6 +34,7 @@ describe("the public barrel", () => {
       "isEventOfType",
       "isKnownCancellationReason",
       "loadConversation",
+      "nestedTooDeeply",
       "saveConversation",
       "toMarkdown",
     ]);

@@ -11,6 +11,7 @@ import {
   type JsonObject,
   type JsonValue,
   MAX_EVENT_VALUE_DEPTH,
+  nestedTooDeeply,
   StreamAppendError,
 } from "../src/index.js";
 
@@ -130,5 +131,21 @@ describe("appending values nested too deeply to save", () => {
     expect(stream.tryAppend(tagged)._unsafeUnwrapErr().message).toContain(
       'its "metadata" field is nested more than 128 levels deep',
     );
+  });
+});
+
+describe("nestedTooDeeply", () => {
+  it("tells beforehand what append refuses: 128 levels pass, 129 do not", () => {
+    expect(nestedTooDeeply(argumentsOf(MAX_EVENT_VALUE_DEPTH))).toBe(false);
+    expect(nestedTooDeeply(argumentsOf(MAX_EVENT_VALUE_DEPTH + 1))).toBe(true);
+    expect(nestedTooDeeply(nest(200_000))).toBe(true);
+    expect(nestedTooDeeply("x")).toBe(false);
+    expect(nestedTooDeeply(null)).toBe(false);
+    for (const levels of [MAX_EVENT_VALUE_DEPTH, MAX_EVENT_VALUE_DEPTH + 1]) {
+      const stream = ConversationStream.empty();
+      stream.startTurn("go");
+      const args = argumentsOf(levels);
+      expect(stream.tryAppend(callWith(args)).isErr()).toBe(nestedTooDeeply(args));
+    }
   });
 });

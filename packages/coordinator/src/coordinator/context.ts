@@ -4,6 +4,7 @@ import {
   type InquiryRequest,
   type InquiryResponse,
   MAX_EVENT_VALUE_DEPTH,
+  nestedTooDeeply,
 } from "@jp/conversation";
 import type { EventEmitter } from "eventemitter3";
 import type { InquiryBackend } from "../backends/inquiry-backend.js";
@@ -19,7 +20,6 @@ import { promptIdFor, type StoredReply } from "../durable/marker.js";
 import type { TurnState } from "../turn-state.js";
 import type { CallEscalations } from "./escalation.js";
 import type { CoordinatorEvents, PromptOutcome, PromptRefusal } from "./events.js";
-import { nestedTooDeeply } from "./nesting.js";
 import type { PromptQueue } from "./prompt-queue.js";
 import { type RunAbort, SignalOnRead, type Stopped } from "./run-abort.js";
 import type { ToolCoordinator } from "./tool-coordinator.js";

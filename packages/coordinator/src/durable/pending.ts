@@ -4,13 +4,13 @@ import {
   type InquirySource,
   type JsonValue,
   MAX_EVENT_VALUE_DEPTH,
+  nestedTooDeeply,
   type StreamEvent,
 } from "@jp/conversation";
 import { validateAnswer } from "@jp/tool";
 import { err, ok, type Result } from "neverthrow";
 import type { FormProgress } from "../backends/executor.js";
 import type { PromptRequest } from "../backends/prompt-backend.js";
-import { nestedTooDeeply } from "../coordinator/nesting.js";
 import {
   markerJson,
   PENDING_METADATA_KEY,
