@@ -88,25 +88,27 @@ export async function scriptedServer(
   };
 }
 
-/** An input-required result of one form request under "k" asking for `name`. */
+/** One form request asking for `name`. */
+export const FORM_REQUEST = {
+  method: "elicitation/create",
+  params: {
+    mode: "form",
+    message: "Who?",
+    requestedSchema: {
+      type: "object",
+      properties: { name: { type: "string" } },
+      required: ["name"],
+    },
+  },
+} as const satisfies JsonObject;
+
+/** An input-required result of {@link FORM_REQUEST} under "k". */
 export function formRound(extra: JsonObject = {}, params: JsonObject = {}): JsonObject {
   return {
     resultType: "input_required",
     requestState: "s1",
     inputRequests: {
-      k: {
-        method: "elicitation/create",
-        params: {
-          mode: "form",
-          message: "Who?",
-          requestedSchema: {
-            type: "object",
-            properties: { name: { type: "string" } },
-            required: ["name"],
-          },
-          ...params,
-        },
-      },
+      k: { ...FORM_REQUEST, params: { ...FORM_REQUEST.params, ...params } },
     },
     ...extra,
   };

@@ -9,7 +9,7 @@ import { fromJsonSchema, McpServer } from "@modelcontextprotocol/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { describeFailure } from "../../src/host/push-call.js";
 import { connectMcpServer, MCP_CALL_METADATA_KEY } from "../../src/index.js";
-import { type Scripted, scriptedServer } from "../scripted-server.js";
+import { FORM_REQUEST, type Scripted, scriptedServer } from "../scripted-server.js";
 import { attachedCoordinator, inquiries, responseOf, run, unpaired } from "../support.js";
 
 const open: { close(): Promise<void> }[] = [];
@@ -18,18 +18,7 @@ afterEach(async () => {
 });
 
 /** One form request asking for a name. */
-const FORM = {
-  method: "elicitation/create",
-  params: {
-    mode: "form",
-    message: "Who?",
-    requestedSchema: {
-      type: "object",
-      properties: { name: { type: "string" } },
-      required: ["name"],
-    },
-  },
-};
+const FORM = FORM_REQUEST;
 
 const round = (fields: JsonObject): Scripted => ({
   result: { resultType: "input_required", inputRequests: { k: FORM }, ...fields },
