@@ -1,9 +1,10 @@
-import type { InquirySource } from "@jp/conversation";
+import type { InquirySource, JsonValue } from "@jp/conversation";
 import type { BuiltinOutcome, BuiltinTool, BuiltinToolInput } from "@jp/coordinator";
 import { failure, success, validateAnswer } from "@jp/tool";
 import type { Result } from "neverthrow";
 import { askUserConfig } from "../builtin-configs.js";
 import { type AskUserRequest, parseAskUserArguments, SINGLE_QUESTION_ID } from "./arguments.js";
+import { formDefaultsNote, singleDefaultNote } from "./defaults-note.js";
 import { FormWalk } from "./walk.js";
 
 /** The generic second-pass failure of RFD 083: an answer that does not fit reached the tool. */
@@ -29,12 +30,13 @@ export const askUser: BuiltinTool = {
   inquirySource(): InquirySource {
     return { source: "assistant" };
   },
-  execute({ arguments: args, answers }: BuiltinToolInput): BuiltinOutcome {
+  execute({ arguments: args, answers, answeredByDefault }: BuiltinToolInput): BuiltinOutcome {
     const { request, walk } = parsed(args);
     if (request.isErr()) return invalidArguments(request.error);
+    const byDefault = answeredByDefault ?? NONE;
     return request.value.shape === "single"
-      ? single(request.value, answers)
-      : form(walk as FormWalk, answers);
+      ? single(request.value, answers, byDefault)
+      : form(walk as FormWalk, answers, byDefault);
   },
 };
 
@@ -64,9 +66,12 @@ function parsed(args: BuiltinToolInput["arguments"]): Parsed {
   return fresh;
 }
 
+const NONE: ReadonlySet<string> = new Set();
+
 function single(
   request: Extract<AskUserRequest, { shape: "single" }>,
   answers: BuiltinToolInput["answers"],
+  byDefault: ReadonlySet<string>,
 ) {
   const { question } = request;
   const answer = answers[SINGLE_QUESTION_ID];
@@ -74,17 +79,37 @@ function single(
   if (answer === undefined)
     return { type: "needs_input", question, form: { index: 1, total: 1 } } as const;
   if (validateAnswer(question.answer_type, answer).isErr()) return failure(MISMATCHED_ANSWER);
-  return success(JSON.stringify({ answer_type: question.answer_type.type, answer }));
+  const body = { answer_type: question.answer_type.type, answer };
+  // Nobody answered: the model must not tell the person they chose it.
+  if (!byDefault.has(SINGLE_QUESTION_ID)) return success(JSON.stringify(body));
+  return success(
+    JSON.stringify({ ...body, answered_by: "default", note: singleDefaultNote(answer) }),
+  );
 }
 
-function form(walk: FormWalk, answers: BuiltinToolInput["answers"]) {
+function form(
+  walk: FormWalk,
+  answers: BuiltinToolInput["answers"],
+  byDefault: ReadonlySet<string>,
+) {
   const state = walk.next(answers);
   switch (state.type) {
     case "ask":
       return { type: "needs_input", question: state.question, form: state.form } as const;
     case "invalid":
       return failure(MISMATCHED_ANSWER);
-    case "done":
-      return success(JSON.stringify(state.answers));
+    case "done": {
+      const defaulted = walk.answeredAmong(byDefault);
+      if (defaulted.length === 0) return success(JSON.stringify(state.answers));
+      // Question ids are the model's, so the form's answers move under `answers`, beside the ids
+      // nobody answered and a note that says so.
+      return success(
+        JSON.stringify({
+          answers: state.answers,
+          answered_by_default: defaulted,
+          note: formDefaultsNote(defaulted.map((id) => [id, state.answers[id] as JsonValue])),
+        }),
+      );
+    }
   }
 }

@@ -34,6 +34,8 @@ export class FormWalk {
   #index = 0;
   // Ids are the model's: one may be "constructor" or "__proto__", so only own keys count.
   #collected: Record<string, JsonValue> = {};
+  // The questions the walk skipped (their `when` failed): their `null` is no answer.
+  #skipped = new Set<string>();
 
   constructor(questions: readonly FormQuestion[]) {
     this.#questions = questions;
@@ -46,6 +48,7 @@ export class FormWalk {
     if (this.#seen === undefined || answersAddedSince(answers, this.#seen) === undefined) {
       this.#index = 0;
       this.#collected = {};
+      this.#skipped = new Set();
     }
     this.#seen = answers;
     const collected = this.#collected;
@@ -60,6 +63,7 @@ export class FormWalk {
         !opens(this.#types.get(when.question_id), gate ?? null, when.equals)
       ) {
         setOwn(collected, question.id, null);
+        this.#skipped.add(question.id);
         continue;
       }
       const answer = Object.hasOwn(answers, question.id) ? answers[question.id] : undefined;
@@ -79,6 +83,20 @@ export class FormWalk {
       setOwn(collected, question.id, answer);
     }
     return { type: "done", answers: collected };
+  }
+
+  /**
+   * The form's questions, in order, that the last walk took an answer for from `answers` and
+   * that `among` names (it did not skip them).
+   */
+  answeredAmong(among: ReadonlySet<string>): string[] {
+    if (among.size === 0) return [];
+    const ids: string[] = [];
+    for (let i = 0; i < this.#index && i < this.#questions.length; i++) {
+      const { id } = (this.#questions[i] as FormQuestion).question;
+      if (among.has(id) && !this.#skipped.has(id)) ids.push(id);
+    }
+    return ids;
   }
 }
 

@@ -38,6 +38,11 @@ export type ExecutorResult =
 export interface ExecuteInput {
   readonly call: ToolCall;
   readonly answers: Answers;
+  /**
+   * The ids of the answers in `answers` that nobody gave: the detached `defaults` policy took the
+   * question's default (see {@link BuiltinToolInput.answeredByDefault}).
+   */
+  readonly answeredByDefault?: ReadonlySet<string>;
   /** Aborts when the run stops: the host's signal aborts, or the person ends the turn. */
   readonly signal: AbortSignal;
   /**
@@ -131,6 +136,21 @@ export interface ExecutorSource {
 export interface BuiltinToolInput {
   readonly arguments: JsonObject;
   readonly answers: Answers;
+  /**
+   * The ids of the questions in `answers` that nobody answered: no person could be asked (or
+   * none answered a suspended prompt before its deadline), and the detached `defaults` policy
+   * gave each its question's own `default` (recorded as `answered` with
+   * `metadata: {"answered_by": "default"}`). Their values are in `answers` like any other; a tool
+   * that tells the model what was answered must say that these were not the person's answers.
+   * Read-only, and unchanged by later answers. It holds every such answer the call has collected,
+   * over all its passes and across a suspended turn saved, loaded and resumed; a question a
+   * person answers again leaves it. The coordinator always gives it (empty when every answer was
+   * given); an input made elsewhere may not.
+   *
+   * @example
+   * if (input.answeredByDefault?.has("confirm")) return success("No one confirmed; the default was used.");
+   */
+  readonly answeredByDefault?: ReadonlySet<string>;
   /** Aborts when the run stops: the host's signal aborts, or the person ends the turn. */
   readonly signal: AbortSignal;
   /** The same stop, read without making the signal (see {@link ExecuteInput.stop}). */

@@ -1,12 +1,17 @@
 import type { JsonValue } from "@jp/conversation";
 import type { Answers } from "../backends/executor.js";
-import { AnswerLog, answersView } from "./answers-view.js";
+import { AnswerLog, answeredByDefaultView, answersView } from "./answers-view.js";
 
 /** How an answer was given. */
 interface Given {
   /** Answered by a human at a prompt (only those can be gone back to). */
   readonly prompted: boolean;
   readonly secret: boolean;
+  /**
+   * Nobody gave it: the detached `defaults` policy took the question's own default because no
+   * person could answer.
+   */
+  readonly byDefault?: boolean;
 }
 
 /** One answer of a walk as a suspended call keeps it; a secret's value is never kept. */
@@ -15,6 +20,14 @@ export interface WalkEntryJson {
   readonly value?: JsonValue;
   readonly prompted: boolean;
   readonly secret: boolean;
+}
+
+interface Entry {
+  readonly id: string;
+  readonly value: JsonValue;
+  readonly prompted: boolean;
+  readonly secret: boolean;
+  readonly byDefault: boolean;
 }
 
 /** A walk as a suspended call keeps it (see {@link AnswerWalk.toJSON}). */
@@ -49,13 +62,19 @@ export class AnswerWalk {
     return answersView(this.#log, this.#given.length);
   }
 
+  /** The ids of the answers in {@link snapshot} that nobody gave, as later answers leave them. */
+  answeredByDefault(): ReadonlySet<string> {
+    return answeredByDefaultView(this.#log, this.#given.length);
+  }
+
   /** Records an answer; a re-answered question moves to the end of the order. */
   set(id: string, value: JsonValue, meta: Given): void {
     if (this.#log.positionOf(id, this.#given.length) !== undefined) {
       this.#keep((other) => other !== id);
     }
-    this.#log.push(id, value);
-    this.#given.push({ prompted: meta.prompted, secret: meta.secret });
+    const byDefault = meta.byDefault === true;
+    this.#log.push(id, value, byDefault);
+    this.#given.push({ prompted: meta.prompted, secret: meta.secret, byDefault });
     if (meta.prompted) this.#prompted++;
     this.#prefill?.delete(id);
   }
@@ -91,7 +110,7 @@ export class AnswerWalk {
       const id = this.#log.ids[i] as string;
       const meta = this.#given[i] as Given;
       if (!keep(id, i)) continue;
-      log.push(id, this.#log.values[i] as JsonValue);
+      log.push(id, this.#log.values[i] as JsonValue, meta.byDefault === true);
       given.push(meta);
       if (meta.prompted) prompted++;
     }
@@ -105,11 +124,13 @@ export class AnswerWalk {
     return this.#prefill?.get(id);
   }
 
-  #entries(): { id: string; value: JsonValue; prompted: boolean; secret: boolean }[] {
+  #entries(): Entry[] {
     return this.#given.map((meta, i) => ({
       id: this.#log.ids[i] as string,
       value: this.#log.values[i] as JsonValue,
-      ...meta,
+      prompted: meta.prompted,
+      secret: meta.secret,
+      byDefault: meta.byDefault === true,
     }));
   }
 
@@ -126,15 +147,34 @@ export class AnswerWalk {
     };
   }
 
-  /** A walk from {@link AnswerWalk.toJSON}; secret answers (kept without value) are left out. */
-  static fromJSON(json: WalkJson): AnswerWalk {
+  /**
+   * A walk from {@link AnswerWalk.toJSON}; secret answers (kept without value) are left out.
+   * `byDefault` names the questions whose recorded answer nobody gave (their `inquiry_response`
+   * says `answered_by: "default"`): the walk's JSON does not say who answered, the record does.
+   */
+  static fromJSON(json: WalkJson, byDefault?: ReadonlySet<string>): AnswerWalk {
     const walk = new AnswerWalk();
     for (const entry of json.answers) {
       if (entry.secret || entry.value === undefined) continue;
-      walk.set(entry.id, entry.value, { prompted: entry.prompted, secret: false });
+      walk.set(entry.id, entry.value, {
+        prompted: entry.prompted,
+        secret: false,
+        byDefault: !entry.prompted && byDefault?.has(entry.id) === true,
+      });
     }
     if (json.prefill.length > 0) walk.#prefill = new Map(json.prefill);
     return walk;
+  }
+
+  /**
+   * The answers so far that nobody gave (taken from the question's default), without secrets, in
+   * the order they were given: a result the model reads must not pass them off as a person's.
+   */
+  disclosableByDefault(): [string, JsonValue][] {
+    if (this.#log.byDefault[this.#given.length] === 0) return [];
+    return this.#entries().flatMap(({ id, value, secret, byDefault }) =>
+      byDefault && !secret ? [[id, value] as [string, JsonValue]] : [],
+    );
   }
 
   /** The answers so far without secrets, for a result the model will read. */

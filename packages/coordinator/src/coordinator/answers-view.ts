@@ -9,13 +9,25 @@ import type { Answers } from "../backends/executor.js";
 export class AnswerLog {
   readonly ids: string[] = [];
   readonly values: JsonValue[] = [];
+  /**
+   * How many of the first `i` answers nobody gave (the detached `defaults` policy took the
+   * question's default), at index `i`: one more entry than there are answers.
+   */
+  readonly byDefault: number[] = [0];
   readonly #positions = new Map<string, number>();
 
-  /** Appends an answer to a question the log does not hold yet. */
-  push(id: string, value: JsonValue): void {
+  /** Appends an answer to a question the log does not hold yet; `byDefault` when nobody gave it. */
+  push(id: string, value: JsonValue, byDefault = false): void {
     this.#positions.set(id, this.ids.length);
     this.ids.push(id);
     this.values.push(value);
+    const before = this.byDefault[this.byDefault.length - 1] as number;
+    this.byDefault.push(byDefault ? before + 1 : before);
+  }
+
+  /** Whether the answer at `position` is one nobody gave. */
+  isDefault(position: number): boolean {
+    return (this.byDefault[position + 1] as number) > (this.byDefault[position] as number);
   }
 
   /** The position of `id`'s answer, if it is among the first `length` answers. */
@@ -97,6 +109,81 @@ export function answersView(log: AnswerLog, length: number): Answers {
   const target = Object.create(VIEW_PROTOTYPE) as Record<string, JsonValue>;
   return new Proxy(target, new ViewHandler(log, length));
 }
+
+/**
+ * The ids of the first `length` answers of `log` that nobody gave, in the order they were given,
+ * as a read-only set made in constant time: later answers do not change it.
+ */
+export function answeredByDefaultView(log: AnswerLog, length: number): ReadonlySet<string> {
+  return log.byDefault[length] === 0 ? NONE_BY_DEFAULT : new DefaultedIds(log, length);
+}
+
+// The ids among a log's first `length` answers that were taken from a question's default: `has`
+// and `size` read the log; listing them makes a set once (the log's first `length` answers never
+// change).
+class DefaultedIds implements ReadonlySet<string> {
+  readonly #log: AnswerLog;
+  readonly #length: number;
+  #listed: Set<string> | undefined;
+
+  constructor(log: AnswerLog, length: number) {
+    this.#log = log;
+    this.#length = length;
+  }
+
+  get size(): number {
+    return this.#log.byDefault[this.#length] as number;
+  }
+
+  has(id: string): boolean {
+    const at = this.#log.positionOf(id, this.#length);
+    return at !== undefined && this.#log.isDefault(at);
+  }
+
+  #list(): Set<string> {
+    if (this.#listed !== undefined) return this.#listed;
+    const log = this.#log;
+    const listed = new Set<string>();
+    for (let i = 0; i < this.#length; i++) if (log.isDefault(i)) listed.add(log.ids[i] as string);
+    this.#listed = listed;
+    return listed;
+  }
+
+  values(): SetIterator<string> {
+    return this.#list().values();
+  }
+
+  keys(): SetIterator<string> {
+    return this.#list().keys();
+  }
+
+  entries(): SetIterator<[string, string]> {
+    return this.#list().entries();
+  }
+
+  [Symbol.iterator](): SetIterator<string> {
+    return this.#list().values();
+  }
+
+  forEach(
+    each: (value: string, key: string, set: ReadonlySet<string>) => void,
+    self?: unknown,
+  ): void {
+    for (const id of this.#list()) each.call(self, id, id, this);
+  }
+
+  get [Symbol.toStringTag](): string {
+    return "Set";
+  }
+
+  // Node.js prints it as the set it stands for.
+  [INSPECT](depth: number, options: object): string {
+    const { inspect } = process.getBuiltinModule("node:util");
+    return inspect(this.#list(), { ...options, depth });
+  }
+}
+
+const NONE_BY_DEFAULT: ReadonlySet<string> = new DefaultedIds(new AnswerLog(), 0);
 
 /**
  * The question ids answered since `earlier`, in the order they were answered, when `answers`

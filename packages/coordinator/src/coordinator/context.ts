@@ -21,6 +21,7 @@ import type { TurnState } from "../turn-state.js";
 import type { CallEscalations } from "./escalation.js";
 import type { CoordinatorEvents, PromptOutcome, PromptRefusal } from "./events.js";
 import type { PromptQueue } from "./prompt-queue.js";
+import type { RecordedDefaults } from "./recorded-defaults.js";
 import { type RunAbort, SignalOnRead, type Stopped } from "./run-abort.js";
 import type { ToolCoordinator } from "./tool-coordinator.js";
 
@@ -74,6 +75,8 @@ export interface RunContext {
   readonly resumedLine: ResumedLine | undefined;
   /** The prompts this run refused to show, for its result (see {@link refused}). */
   readonly refusals: PromptRefusal[];
+  /** In a resumed run: which answers of the resumed calls nobody gave, as the record says. */
+  readonly recordedDefaults?: RecordedDefaults;
 }
 
 /** A prompt the run refused to show: kept for the run's result, and told to listeners. */

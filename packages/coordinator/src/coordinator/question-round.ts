@@ -12,6 +12,7 @@ import { ownQuestionConfig, questionConfigFor } from "../config/question-config.
 import type { QuestionConfig, QuestionTarget, ResolvedToolConfig } from "../config/schema.js";
 import { inquiryId, toInquiryQuestion } from "../recording/inquiry-question.js";
 import {
+  answeredByDefaultNote,
   INPUT_CANCELLED,
   INPUT_INTERRUPTED,
   INPUT_PROMPT_FAILED,
@@ -41,7 +42,13 @@ type NeedsInput = Extract<ExecutorResult, { type: "needs_input" }>;
 
 /** How one question ended for the tool call that asked it. */
 export type QuestionOutcome =
-  | { readonly type: "answer"; readonly value: JsonValue; readonly prompted: boolean }
+  | {
+      readonly type: "answer";
+      readonly value: JsonValue;
+      readonly prompted: boolean;
+      /** Nobody gave it: the detached `defaults` policy took the question's default. */
+      readonly byDefault?: true;
+    }
   | { readonly type: "back" }
   /** Left pending: the call suspends with this prompt. */
   | { readonly type: "suspended"; readonly request: QuestionPromptRequest }
@@ -147,6 +154,22 @@ function recordAnswer(
           ...(by === undefined ? {} : { metadata: { [ANSWERED_BY_METADATA_KEY]: by } }),
         }),
   );
+}
+
+/**
+ * A form's answers so far, as a result the model reads when the call ends early: `answered`, and
+ * for answers nobody gave (the question's default, taken by the detached `defaults` policy) their
+ * ids in `answered_by_default` and a `note` that says so. Secrets are left out.
+ */
+function answeredSoFar(walk: AnswerWalk): Record<string, JsonValue> {
+  const answered = walk.disclosable();
+  const byDefault = walk.disclosableByDefault();
+  if (byDefault.length === 0) return { answered };
+  return {
+    answered,
+    answered_by_default: byDefault.map(([id]) => id),
+    note: answeredByDefaultNote(byDefault),
+  };
 }
 
 function recordCancelled(ctx: RunContext, id: string, reason: CancellationReason): void {
@@ -267,7 +290,7 @@ class QuestionAttempts {
         return { type: "answer", value: route.answer, prompted: false };
       case "default":
         recordAnswer(ctx, id, question, route.answer, "default");
-        return { type: "answer", value: route.answer, prompted: false };
+        return { type: "answer", value: route.answer, prompted: false, byDefault: true };
       case "refuse":
         if (expired && route.reason === "no_prompt_backend") {
           return stop(ctx, id, stoppedByAbort({ type: "timeout", ms: undefined }));
@@ -319,7 +342,7 @@ class QuestionAttempts {
       // Only this question fails: the model gets the form's answers so far, as with Reply.
       const body: Record<string, JsonValue> = {
         cancelled: true,
-        answered: this.#walk.disclosable(),
+        ...answeredSoFar(this.#walk),
         error: `the answer to question "${this.#need.question.id}" kept failing validation (${error}); it was not answered`,
       };
       return { type: "stop", content: JSON.stringify(body), is_error: true };
@@ -509,7 +532,7 @@ function humanOutcome(
     case "reply": {
       if (!offered.reply) break;
       recordCancelled(ctx, id, "reply");
-      const body: Record<string, JsonValue> = { cancelled: true, answered: walk.disclosable() };
+      const body: Record<string, JsonValue> = { cancelled: true, ...answeredSoFar(walk) };
       if (reply.message !== undefined && reply.message !== "") body.message = reply.message;
       return { type: "stop", content: JSON.stringify(body), is_error: false };
     }

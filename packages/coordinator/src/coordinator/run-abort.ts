@@ -183,14 +183,22 @@ export class PassInput extends SignalOnRead implements ExecuteInput, BuiltinTool
   readonly call: ToolCall;
   readonly arguments: JsonObject;
   readonly answers: Answers;
+  readonly answeredByDefault: ReadonlySet<string>;
   readonly stop: RunStop;
   readonly coordinator: ToolCoordinator;
 
-  constructor(call: ToolCall, answers: Answers, abort: RunAbort, coordinator: ToolCoordinator) {
+  constructor(
+    call: ToolCall,
+    answers: Answers,
+    answeredByDefault: ReadonlySet<string>,
+    abort: RunAbort,
+    coordinator: ToolCoordinator,
+  ) {
     super(abort);
     this.call = call;
     this.arguments = call.arguments;
     this.answers = answers;
+    this.answeredByDefault = answeredByDefault;
     this.stop = abort.stop;
     this.coordinator = coordinator;
   }

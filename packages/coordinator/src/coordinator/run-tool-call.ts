@@ -191,7 +191,10 @@ async function passes(
 ): Promise<Ran> {
   const { ctx, state } = run;
   const { maxQuestions } = run.setup;
-  const walk = resume?.walk === undefined ? new AnswerWalk() : AnswerWalk.fromJSON(resume.walk);
+  const walk =
+    resume?.walk === undefined
+      ? new AnswerWalk()
+      : AnswerWalk.fromJSON(resume.walk, answeredByDefaultBefore(ctx, call, resume.walk));
   // A resumed call continues at its pending question, without running the tool first; a call
   // suspended at a sub-agent's prompt runs its pass again, which the sub-agent's prompts replay.
   let pending =
@@ -235,7 +238,13 @@ async function passes(
         state("running");
         ran = {
           result: await executor.execute(
-            new PassInput(call, walk.snapshot(), ctx.abort, ctx.coordinator),
+            new PassInput(
+              call,
+              walk.snapshot(),
+              walk.answeredByDefault(),
+              ctx.abort,
+              ctx.coordinator,
+            ),
           ),
         };
       } catch (cause) {
@@ -307,9 +316,24 @@ async function passes(
     else {
       const secret = result.question.answer_type.type === "secret";
       if (secret) ctx.secrets.add(answered.value);
-      walk.set(result.question.id, answered.value, { prompted: answered.prompted, secret });
+      walk.set(result.question.id, answered.value, {
+        prompted: answered.prompted,
+        secret,
+        byDefault: answered.byDefault === true,
+      });
     }
   }
+}
+
+// Which of a resumed call's answers nobody gave, as its recorded responses say. Only an answer
+// given without a prompt can be one: a call whose answers were all a person's reads nothing.
+function answeredByDefaultBefore(
+  ctx: RunContext,
+  call: ToolCall,
+  walk: WalkJson,
+): ReadonlySet<string> | undefined {
+  if (!walk.answers.some((entry) => !entry.prompted && !entry.secret)) return undefined;
+  return ctx.recordedDefaults?.of(call.id);
 }
 
 /**

@@ -59,6 +59,7 @@ import { CallEscalations, escalatePrompt } from "./escalation.js";
 import type { CoordinatorEvents, PromptRefusal } from "./events.js";
 import { PromptQueue } from "./prompt-queue.js";
 import { TURN_ENDED } from "./question-round.js";
+import { RecordedDefaults } from "./recorded-defaults.js";
 import { RunAbort } from "./run-abort.js";
 import { type CallOutcome, type CallSetup, runToolCall } from "./run-tool-call.js";
 
@@ -381,6 +382,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
       escalations: new Map(),
       resumedLine: resumed.line,
       refusals,
+      ...(resumed.line === undefined ? {} : { recordedDefaults: new RecordedDefaults(stream) }),
     };
     const setup: CallSetup = {
       executors: this.#options.executors,

@@ -76,12 +76,14 @@ function looksValid(question: Question): boolean {
 class BuiltinPass extends SignalOnRead implements BuiltinToolInput {
   readonly arguments: JsonObject;
   readonly answers: Answers;
+  readonly answeredByDefault?: ReadonlySet<string>;
   readonly stop?: RunStop;
 
   constructor(input: ExecuteInput) {
     super(input);
     this.arguments = input.call.arguments;
     this.answers = input.answers;
+    if (input.answeredByDefault !== undefined) this.answeredByDefault = input.answeredByDefault;
     if (input.stop !== undefined) this.stop = input.stop;
   }
 }

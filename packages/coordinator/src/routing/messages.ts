@@ -1,3 +1,5 @@
+import type { JsonValue } from "@jp/conversation";
+
 // Every text the coordinator hands back to the model or a host, in one place. The wording of the
 // refusals is the seeds' (RFD 083); the other result texts are JP's own.
 
@@ -90,3 +92,49 @@ export const DETACHED_CAUSES_FOR_HOSTS = {
   no_backend: "no prompt backend is configured (the ToolCoordinator's `prompts` option)",
   not_reachable: "the prompt backend reports that nobody is reachable (no terminal, no client)",
 } as const;
+
+/**
+ * What the model reads about answers nobody gave: the detached `defaults` policy took each
+ * question's own default because no person could answer. Never given a secret's answer.
+ */
+export function answeredByDefaultNote(answers: readonly (readonly [string, JsonValue])[]): string {
+  const why = "(no person was available to answer)";
+  if (answers.length === 1) {
+    const [id, value] = answers[0] as readonly [string, JsonValue];
+    return `No one answered ${JSON.stringify(id)} ${why}; the question's default was used: ${valueText(value)}.`;
+  }
+  const shown = answers.slice(0, NOTE_LISTS_UP_TO);
+  const more = answers.length - shown.length;
+  const ids = listed(
+    shown.map(([id]) => JSON.stringify(id)),
+    more,
+  );
+  const values = listed(
+    shown.map(([id, value]) => `${JSON.stringify(id)} = ${valueText(value)}`),
+    more,
+  );
+  return `No one answered ${ids} ${why}; each question's default was used: ${values}.`;
+}
+
+// "a, b and c"; "a, b, c and 2 more" when `more` were left out.
+function listed(items: readonly string[], more: number): string {
+  const all = more > 0 ? [...items, `${more} more`] : items;
+  return all.length === 1
+    ? (all[0] as string)
+    : `${all.slice(0, -1).join(", ")} and ${all.at(-1) as string}`;
+}
+
+// A note names this many answers at most; every one is in the result beside it.
+const NOTE_LISTS_UP_TO = 20;
+const NOTE_VALUE_UP_TO = 200;
+
+// An answer as JSON text, cut to NOTE_VALUE_UP_TO code units (never inside a surrogate pair):
+// the whole value is in the result beside the note.
+function valueText(value: JsonValue): string {
+  const text = JSON.stringify(value);
+  if (text.length <= NOTE_VALUE_UP_TO) return text;
+  let end = NOTE_VALUE_UP_TO - 1;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${text.slice(0, end)}…`;
+}
