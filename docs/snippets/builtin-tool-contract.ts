@@ -2,7 +2,7 @@ import type { InquirySource } from "@jp/conversation";
 import type { BuiltinOutcome, BuiltinTool, BuiltinToolInput } from "@jp/coordinator";
 
 // #region contract
-// BuiltinTool, from @jp/coordinator; BuiltinToolInput is { arguments, answers, signal }.
+// BuiltinTool, from @jp/coordinator; BuiltinToolInput is { arguments, answers, signal, … } (below).
 interface TheContract {
   execute(input: BuiltinToolInput): BuiltinOutcome | Promise<BuiltinOutcome>;
   inquirySource?(name: string): InquirySource; // default: { source: "tool", name }

@@ -7,6 +7,10 @@
 // A package README may instead say why a block cannot run here (it needs a PostgreSQL server, an
 // MCP server, a UI in another process, …):
 //   <!-- not-runnable: the reason -->
+// and, on the line after it, may still tie the block to a snippet file, which is then type-checked
+// (its row in snippet-runs.ts is "typecheck") but not run:
+//   <!-- not-runnable: the reason -->
+//   <!-- snippet: docs/snippets/file.ts#name -->
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -22,6 +26,11 @@ const PACKAGE_READMES = readdirSync(join(REPO, "packages"))
   .map((dir) => `packages/${dir}/README.md`)
   .filter((path) => existsSync(join(REPO, path)));
 
+/** The examples' READMEs. */
+const EXAMPLE_READMES = readdirSync(join(REPO, "examples"))
+  .map((dir) => `examples/${dir}/README.md`)
+  .filter((path) => existsSync(join(REPO, path)));
+
 /** The markdown files whose code blocks must be snippets. */
 const DOCS = [
   "README.md",
@@ -29,6 +38,7 @@ const DOCS = [
     .filter((name) => name.endsWith(".md"))
     .map((name) => `docs/${name}`),
   ...PACKAGE_READMES,
+  ...EXAMPLE_READMES,
 ];
 
 interface Block {
@@ -47,12 +57,14 @@ function blocks(doc: string): Block[] {
     if (!CODE_FENCE.test(lines[i] as string)) continue;
     const end = lines.findIndex((line, j) => j > i && line.startsWith("```"));
     const marker = MARKER.exec(lines[i - 1] ?? "");
+    // A not-runnable block tied to a snippet file has its reason on the line before the marker.
+    const reasonLine = marker === null ? lines[i - 1] : lines[i - 2];
     found.push({
       doc,
       line: i + 1,
       code: lines.slice(i + 1, end).join("\n"),
       marker: marker === null ? undefined : { file: marker[1] as string, region: marker[2] },
-      notRunnable: NOT_RUNNABLE.exec(lines[i - 1] ?? "")?.[1],
+      notRunnable: NOT_RUNNABLE.exec(reasonLine ?? "")?.[1],
     });
     i = end;
   }
@@ -99,6 +111,21 @@ describe("every code block in the docs is a snippet file", () => {
       expect(block.notRunnable?.trim().length).toBeGreaterThanOrEqual(10);
     },
   );
+
+  it.each(
+    NOT_RUN.filter((b) => b.marker !== undefined).map((b) => [`${b.doc}:${b.line}`, b] as const),
+  )("%s is type-checked: it is a snippet file that is not run", (_, block) => {
+    const { file, region } = block.marker ?? { file: "", region: undefined };
+    expect(existsSync(join(REPO, file)), `${file} does not exist`).toBe(true);
+    expect(block.code, `${block.doc}:${block.line} differs from ${file}`).toBe(
+      snippetText(file, region),
+    );
+    const name = file.replace(/^docs\/snippets\//, "");
+    expect(
+      RUNS[name],
+      `${file}: a not-runnable block's file is "typecheck" in snippet-runs.ts`,
+    ).toBe("typecheck");
+  });
 
   it("finds the blocks of every package README", () => {
     expect(PACKAGE_READMES.length).toBeGreaterThanOrEqual(9);

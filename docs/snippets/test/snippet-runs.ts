@@ -3,9 +3,11 @@ import type { SnippetRun } from "./run-snippet.js";
 
 /**
  * How each snippet is run and what it must print; `"embed"` snippets run in embed.test.ts (against
- * a fake provider, with and without a person). A new snippet needs a row here (a test says so).
+ * a fake provider, with and without a person); `"typecheck"` snippets are the blocks a package
+ * README marks not runnable (they need a PostgreSQL server, a UI process, a browser): the root
+ * tsconfig type-checks them and nothing runs them. A new snippet needs a row here (a test says so).
  */
-export const RUNS: Readonly<Record<string, "embed" | ((run: SnippetRun) => void)>> = {
+export const RUNS: Readonly<Record<string, "embed" | "typecheck" | ((run: SnippetRun) => void)>> = {
   "embed-anthropic.ts": "embed",
   "embed-openai-chat.ts": "embed",
   "embed-openai-responses.ts": "embed",
@@ -43,6 +45,15 @@ export const RUNS: Readonly<Record<string, "embed" | ((run: SnippetRun) => void)
     expect(run.stdout).toContain("Tool call was interrupted.");
     expect(run.stdout).toContain("repaired: 1 inserted; saved: true");
   },
+  "postgres-store.ts": "typecheck",
+  "postgres-inbox-prompts.ts": "typecheck",
+  "prompt-terminal.ts": "typecheck",
+  "rpc-agent.ts": "typecheck",
+  "rpc-client.ts": "typecheck",
+  "rpc-opal.ts": "typecheck",
+  "web-prompts.ts": "typecheck",
+  "web-prompts-mount.ts": "typecheck",
+  "web-prompts-inbox.ts": "typecheck",
   // Against the fake provider, with nobody at a terminal: ask_user is refused, the turn ends.
   "builtins-embed.ts": (run) => expect(run.stdout).toContain("saved: true, 7 events"),
 };
