@@ -130,8 +130,28 @@ export interface SaveOptions {
    * {@link saveConversation} checks nothing unless it is given.
    */
   readonly expectedRevision?: string | null;
-  /** How long to wait for another writer of the same conversation to finish (default 10 s). */
+  /**
+   * How long to wait for another writer of the same conversation to finish (default 10 s): a
+   * number of milliseconds from 0 (do not wait) to `Infinity`. Anything else makes the save
+   * throw a `RangeError` before it touches the disk.
+   */
   readonly lockTimeoutMs?: number;
+}
+
+/**
+ * Throws a `RangeError` for save options no save can honour: a `lockTimeoutMs` that is not a
+ * number from 0 to `Infinity` (a `NaN` never times out, so a save waited for a live writer until
+ * its lock was old enough to break instead of reporting it `locked`).
+ */
+export function checkSaveOptions(options: SaveOptions): void {
+  const { lockTimeoutMs } = options;
+  if (lockTimeoutMs === undefined) return;
+  if (typeof lockTimeoutMs !== "number" || Number.isNaN(lockTimeoutMs) || lockTimeoutMs < 0) {
+    const shown = typeof lockTimeoutMs === "number" ? String(lockTimeoutMs) : typeof lockTimeoutMs;
+    throw new RangeError(
+      `lockTimeoutMs must be a number of milliseconds from 0 to Infinity, got ${shown}`,
+    );
+  }
 }
 
 /** What a successful save wrote. */
@@ -234,6 +254,7 @@ export async function saveConversation(
   conversation: StoredConversation,
   options: SaveOptions = {},
 ): Promise<Result<SaveResult, StoreError>> {
+  checkSaveOptions(options);
   try {
     await mkdir(dir, { recursive: true });
   } catch (cause) {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { err, ok, type Result } from "neverthrow";
 import {
   type ConversationMetadata,
+  checkSaveOptions,
   loadConversation,
   readConversationBytes,
   type SaveOptions,
@@ -112,6 +113,7 @@ export class FileConversationStore {
     conversation: StoredConversation,
     options: SaveOptions = {},
   ): Promise<Result<SaveResult, StoreError>> {
+    checkSaveOptions(options);
     const problem = conversationNameProblem(conversation.name);
     const path = join(this.root, String(conversation.name));
     if (problem !== undefined)

@@ -178,6 +178,26 @@ describe("the save lock", () => {
     expect(existsSync(lockOf(dir))).toBe(true);
   });
 
+  it("a lockTimeoutMs no save can honour is a RangeError, and nothing on disk changes", async () => {
+    const store = new FileConversationStore(root);
+    const conversation = await saved(store);
+    const dir = join(root, conversation.name);
+    const before = await readFile(join(dir, "events.json"), "utf-8");
+    conversation.stream.startTurn("second");
+    for (const lockTimeoutMs of [Number.NaN, -1, "100" as unknown as number]) {
+      await expect(store.save(conversation, { lockTimeoutMs })).rejects.toThrow(RangeError);
+      await expect(saveConversation(dir, conversation, { lockTimeoutMs })).rejects.toThrow(
+        /^lockTimeoutMs must be a number of milliseconds from 0 to Infinity, got (NaN|-1|string)$/,
+      );
+    }
+    expect(await readFile(join(dir, "events.json"), "utf-8")).toBe(before);
+    expect(existsSync(lockOf(dir))).toBe(false);
+    // The edges are taken: 0 does not wait, Infinity waits for as long as a holder lives.
+    (await store.save(conversation, { lockTimeoutMs: 0 }))._unsafeUnwrap();
+    conversation.stream.startTurn("third");
+    (await store.save(conversation, { lockTimeoutMs: Number.POSITIVE_INFINITY }))._unsafeUnwrap();
+  });
+
   it("the lock of a writer that died is broken at once", async () => {
     const store = new FileConversationStore(root);
     const conversation = await saved(store);
