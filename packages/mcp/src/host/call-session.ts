@@ -50,6 +50,8 @@ export interface SessionHost {
    * person works on the page meanwhile (at least `serverTimeoutMs`).
    */
   readonly pageTimeoutMs: number;
+  /** The longest text of a tool's result the model is given, in characters. */
+  readonly maxResultLength: number;
 }
 
 /** Whether `response` to `plan` sent the person to a page (an accepted URL elicitation). */

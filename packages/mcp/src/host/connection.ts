@@ -19,11 +19,11 @@ import {
 import { err, ok, type Result } from "neverthrow";
 import { decisionFor } from "../decision.js";
 import type { McpConnectError } from "../errors.js";
-import { describeValue } from "../internal/json.js";
+import { inertText } from "../internal/json.js";
 import type { CallSession, SessionHost } from "./call-session.js";
 import { type ElicitResponse, planElicitation } from "./elicitation.js";
 import { LineSlot } from "./line.js";
-import { type LinePlace, PushCall } from "./push-call.js";
+import { type LinePlace, MAX_ERROR_TEXT_LENGTH, PushCall } from "./push-call.js";
 import { DEFAULT_MAX_REQUEST_STATE_BYTES, RoundCall } from "./round-call.js";
 import {
   readSuspendedCall,
@@ -31,6 +31,8 @@ import {
   suspendedRequest,
   writeSuspendedCall,
 } from "./suspended-call.js";
+import { checkTools, DEFAULT_MAX_TOOLS } from "./tool-list.js";
+import { DEFAULT_MAX_RESULT_LENGTH } from "./tool-result.js";
 import { Watchdog } from "./watchdog.js";
 
 /** A tool an MCP server offers, as the host describes it to the model. */
@@ -71,6 +73,11 @@ export interface McpServerOptions {
   readonly openUrl?: (url: string) => Promise<void> | void;
   /** Prepended to each server tool's name to make the name the model uses. Default none. */
   readonly prefix?: string;
+  /**
+   * The most tools the server may list: a longer list fails the connection
+   * (`list-tools-failed`), since every tool is given to the model in every request. Default 128.
+   */
+  readonly maxTools?: number;
   /** How long the server may work without answering or asking. Default 60 000 ms. */
   readonly serverTimeoutMs?: number;
   /**
@@ -79,7 +86,11 @@ export interface McpServerOptions {
    * never less than `serverTimeoutMs`.
    */
   readonly pageTimeoutMs?: number;
-  /** Input-required rounds one 2026-07-28 call may take. Default 16. */
+  /**
+   * Input-required rounds one 2026-07-28 call may take, or elicitations one 2025-era call may
+   * push (each is a round trip of its own); a round or an elicitation past it is refused before
+   * anyone is asked. Default 16.
+   */
   readonly maxRounds?: number;
   /**
    * The longest `requestState` a 2026-07-28 round may carry, in UTF-8 bytes; a round with a
@@ -92,6 +103,12 @@ export interface McpServerOptions {
    * requests of one round (2026-07-28); more are refused. Default 8.
    */
   readonly maxPendingElicitations?: number;
+  /**
+   * The longest text of a tool's result the model is given and the conversation records, in
+   * characters: text blocks joined by blank lines, other blocks named, or the structured content
+   * as JSON. A longer result is cut there and ends saying how long it was. Default 100 000.
+   */
+  readonly maxResultLength?: number;
   /** Told about every elicitation refused without asking anyone (for the host's log). */
   readonly onRefused?: (event: RefusedElicitation) => void;
 }
@@ -207,6 +224,7 @@ class Connection implements McpConnection {
       openUrl: options.openUrl,
       serverTimeoutMs: options.serverTimeoutMs ?? DEFAULTS.serverTimeoutMs,
       pageTimeoutMs: options.pageTimeoutMs ?? DEFAULTS.pageTimeoutMs,
+      maxResultLength: options.maxResultLength ?? DEFAULT_MAX_RESULT_LENGTH,
     };
     this.#watchdog = new Watchdog(this.#host.serverTimeoutMs);
     const elicitation = options.openUrl === undefined ? { form: {} } : { form: {}, url: {} };
@@ -245,23 +263,20 @@ class Connection implements McpConnection {
     }
     try {
       const listed = await this.#client.listTools();
-      // The definitions go to a model as JSON: one that cannot be written so (nested deeper than
-      // this process can write back) would make the host's request to its model throw.
-      const unwritable = listed.tools.find((tool) => !writesAsJson(tool.inputSchema));
-      if (unwritable !== undefined) {
+      // The definitions go to a model as JSON, in every request, and their names reach the
+      // record and the person's screen: a list a model cannot be given fails the connection
+      // (a definition nested deeper than this process can write would make the host's request
+      // to its model throw).
+      const checked = checkTools(server, listed.tools, this.#options.maxTools ?? DEFAULT_MAX_TOOLS);
+      if (checked.isErr()) {
         await this.#client.close().catch(() => undefined);
-        const message = `MCP server "${server}" offers a tool that cannot be given to a model: the input schema of its tool ${describeValue(unwritable.name)} is nested too deeply to be written as JSON`;
-        return { kind: "list-tools-failed", server, message };
+        return { kind: "list-tools-failed", server, message: checked.error };
       }
       const prefix = this.#options.prefix ?? "";
-      this.tools = listed.tools.map((tool) => {
+      this.tools = checked.value.map((tool) => {
         this.#remote.set(`${prefix}${tool.name}`, tool.name);
         this.#executors.set(`${prefix}${tool.name}`, this.#executorOf(tool.name));
-        return {
-          name: `${prefix}${tool.name}`,
-          description: tool.description ?? "",
-          parameters: tool.inputSchema as JsonObject,
-        };
+        return { ...tool, name: `${prefix}${tool.name}` };
       });
     } catch (cause) {
       await this.#client.close().catch(() => undefined);
@@ -504,7 +519,7 @@ class Connection implements McpConnection {
   ): RoundCall {
     return new RoundCall(this.#host, call, remote, {
       client: this.#client,
-      maxRounds: this.#options.maxRounds ?? DEFAULTS.maxRounds,
+      maxRounds: this.#maxRounds,
       maxRequests: this.#options.maxPendingElicitations ?? DEFAULTS.maxPending,
       maxRequestStateBytes: this.#options.maxRequestStateBytes ?? DEFAULT_MAX_REQUEST_STATE_BYTES,
       refused: (message) => this.#refuse(message, call.id),
@@ -512,6 +527,10 @@ class Connection implements McpConnection {
       ...(earlier?.gates === undefined ? {} : { gates: earlier.gates }),
       ...(earlier?.round === undefined ? {} : { restored: earlier.round }),
     });
+  }
+
+  get #maxRounds(): number {
+    return this.#options.maxRounds ?? DEFAULTS.maxRounds;
   }
 
   async close(): Promise<void> {
@@ -581,6 +600,7 @@ class Connection implements McpConnection {
     return new PushCall(this.#host, call, remote, {
       client: this.#client,
       maxPending: this.#options.maxPendingElicitations ?? DEFAULTS.maxPending,
+      maxElicitations: this.#maxRounds,
       prompted,
       ...(earlier?.gates === undefined ? {} : { gates: earlier.gates }),
       ...(earlier?.spent === undefined ? {} : { spent: earlier.spent }),
@@ -597,6 +617,12 @@ class Connection implements McpConnection {
     if (call === undefined || !call.live) {
       const message = "elicitation is answered only while one of this client's tool calls runs";
       this.#refuse(message, undefined);
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, message);
+    }
+    // Refused before anyone is asked, as a 2026-07-28 round past maxRounds is.
+    if (call.exhausted) {
+      const message = `too many elicitations in one tool call (at most ${this.#maxRounds}, maxRounds)`;
+      this.#refuse(message, call.callId);
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, message);
     }
     const plan = planElicitation(params, call.asker, call.ids);
@@ -721,16 +747,8 @@ export function parseInquiryId(id: string): { callId: string; questionId: string
   return { callId: id.slice(0, middle), questionId: id.slice(middle + 1, last) };
 }
 
-function writesAsJson(value: unknown): boolean {
-  try {
-    JSON.stringify(value);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
+// The reason may quote the server's own error text: a host prints it, so it is cut and made inert.
 function failureText(server: string, cause: unknown): string {
   const reason = cause instanceof Error ? cause.message : String(cause);
-  return `could not connect to MCP server "${server}": ${reason}`;
+  return `could not connect to MCP server "${server}": ${inertText(reason, MAX_ERROR_TEXT_LENGTH)}`;
 }

@@ -2,7 +2,7 @@ import type { JsonObject, JsonValue } from "@jp/conversation";
 import { type AnswerType, type Question, validateAnswer } from "@jp/tool";
 import { err, ok, type Result } from "neverthrow";
 import type { UnsupportedElicitation } from "../errors.js";
-import { describeValue, isPlainObject } from "../internal/json.js";
+import { cutText, describeValue, isPlainObject, quoted } from "../internal/json.js";
 
 /**
  * One field of an MCP elicitation form, as the question that asks it. The id is left to the
@@ -71,12 +71,10 @@ function unsupported(path: string, reason: string): Checked<never> {
   });
 }
 
-// A key the server sent, as an error names it: cut short, since nothing bounds its length.
+// A key the server sent, as an error names it: cut short, since nothing bounds its length, and
+// its controls and invisible characters escaped (the error reaches the host's log).
 function keyName(key: string): string {
-  if (key.length <= 64) return key;
-  // Never between the two halves of one character.
-  const end = /[\uD800-\uDBFF]/.test(key.charAt(62)) ? 62 : 63;
-  return `${key.slice(0, end)}…`;
+  return quoted(cutText(key, 64)).slice(1, -1);
 }
 
 function tooLarge(path: string, reason: string): Checked<never> {
@@ -180,7 +178,7 @@ function fieldFor(
   required: boolean,
   server: string,
 ): Checked<FormField> {
-  const path = `.properties[${JSON.stringify(name)}]`;
+  const path = `.properties[${quoted(name)}]`;
   if (!isPlainObject(property)) {
     return unsupported(path, `expected a property schema, got ${describeValue(property)}`);
   }

@@ -7,6 +7,7 @@ import {
 } from "@jp/coordinator";
 import type { Question } from "@jp/tool";
 import type { Client } from "@modelcontextprotocol/client";
+import { cutNoted } from "../internal/json.js";
 import {
   ElicitingCall,
   hostCancel,
@@ -76,6 +77,9 @@ export interface LinePlace {
 export class PushCall extends ElicitingCall {
   readonly #client: Client;
   readonly #maxPending: number;
+  readonly #maxElicitations: number;
+  // Elicitations the server pushed in this call (every run of its tool), queued or answered.
+  #pushed = 0;
   readonly #refused: RefusalReporter;
   readonly #queue: Pushed[] = [];
   #abort: AbortController | undefined;
@@ -104,6 +108,8 @@ export class PushCall extends ElicitingCall {
     options: {
       readonly client: Client;
       readonly maxPending: number;
+      /** Elicitations the server may push in the whole call; more are refused unasked. */
+      readonly maxElicitations: number;
       /** Question ids a person answered at a prompt, shared with the connection. */
       readonly prompted?: Set<string>;
       /** What the opening questions of the call's earlier runs asked. */
@@ -121,6 +127,7 @@ export class PushCall extends ElicitingCall {
     super(host, call, remoteName, options.prompted, options.gates, options.spent);
     this.#client = options.client;
     this.#maxPending = options.maxPending;
+    this.#maxElicitations = options.maxElicitations;
     this.#refused = options.refused;
     this.#pageRounds = options.pageRounds ?? 0;
     this.#line = options.line;
@@ -141,11 +148,17 @@ export class PushCall extends ElicitingCall {
     return this.#started && !this.#ended && !this.#settled && this.#result === undefined;
   }
 
+  /** Whether the server has pushed as many elicitations as the call takes: more are refused. */
+  get exhausted(): boolean {
+    return this.#pushed >= this.#maxElicitations;
+  }
+
   /** Queues a pushed elicitation; resolves with the response the server gets. */
   enqueue(plan: ElicitationPlan, signal: AbortSignal): Promise<ElicitResponse> | QueueRefusal {
     if (!this.live) return "ended";
     if (this.#queue.length >= this.#maxPending) this.#dropWithdrawn();
     if (this.#queue.length >= this.#maxPending) return "full";
+    this.#pushed += 1;
     return new Promise((resolve) => {
       const pending = new Pushed(this, plan, signal, resolve);
       this.#queue.push(pending);
@@ -219,7 +232,7 @@ export class PushCall extends ElicitingCall {
         if (result !== undefined) {
           this.#ended = true;
           this.#leave();
-          if (result.ok) return completedFromToolResult(result.value);
+          if (result.ok) return completedFromToolResult(result.value, this.host.maxResultLength);
           if (stop.aborted) throw stop.reason;
           return this.failed(describeFailure(result.error, this.host.serverTimeoutMs));
         }
@@ -534,16 +547,8 @@ export function describeFailure(error: unknown, timeoutMs: number): string {
   const text = error instanceof Error ? error.message : String(error);
   // The SDK's account of a result it could not read ends in a dump of every schema issue.
   if (code === "INVALID_RESULT" || code === "UNSUPPORTED_RESULT_TYPE") {
-    const reason = cutText(text.replace(/\s+/g, " "), MAX_UNREADABLE_LENGTH);
+    const reason = cutNoted(text.replace(/\s+/g, " "), MAX_UNREADABLE_LENGTH);
     return `its answer to the tool call could not be read: ${reason}`;
   }
-  return cutText(text, MAX_ERROR_TEXT_LENGTH);
-}
-
-/** `text`, cut to `limit` characters with a note saying so. */
-export function cutText(text: string, limit: number): string {
-  if (text.length <= limit) return text;
-  // A pair of UTF-16 code units is one character: never cut between them.
-  const end = /[\uD800-\uDBFF]/.test(text.charAt(limit - 1)) ? limit - 1 : limit;
-  return `${text.slice(0, end)}… (cut: ${text.length} characters in all)`;
+  return cutNoted(text, MAX_ERROR_TEXT_LENGTH);
 }

@@ -6,7 +6,7 @@ import {
   ProtocolError,
   ProtocolErrorCode,
 } from "@modelcontextprotocol/client";
-import { describeValue, isPlainObject } from "../internal/json.js";
+import { describeValue, isPlainObject, quoted } from "../internal/json.js";
 import {
   ElicitingCall,
   hostCancel,
@@ -120,7 +120,7 @@ export class RoundCall extends ElicitingCall {
         if (signal.aborted) throw signal.reason;
         if (!isInputRequiredResult(this.#result)) {
           this.#ended = true;
-          return completedFromToolResult(this.#result);
+          return completedFromToolResult(this.#result, this.host.maxResultLength);
         }
         if (this.#round === undefined) {
           const round = this.#plan(this.#result);
@@ -130,16 +130,17 @@ export class RoundCall extends ElicitingCall {
           this.#askedNothing = round.entries.length === 0 ? this.#askedNothing + 1 : 0;
         }
         const round = this.#round;
+        // The answers to a round at the limit could never be sent: nobody is asked.
+        if (this.#legs >= this.#maxRounds) {
+          return this.#fail(
+            `the server still asked for input after ${this.#maxRounds} rounds${this.#nothingAsked()}`,
+          );
+        }
         for (const { key, pending } of round.entries) {
           if (round.responses.has(key)) continue;
           const asked = this.walk(pending, answers);
           if (asked instanceof Promise) await untilStopped(asked, runStopOf(input));
           else if (asked !== undefined) return asked;
-        }
-        if (this.#legs >= this.#maxRounds) {
-          return this.#fail(
-            `the server still asked for input after ${this.#maxRounds} rounds${this.#nothingAsked()}`,
-          );
         }
         // Taken out before it is sent: a call stopped while the retry is in flight must not
         // send it again when it ends (see end()).
@@ -290,17 +291,17 @@ export class RoundCall extends ElicitingCall {
       const method = isPlainObject(request) ? request.method : undefined;
       // Refused without asking anyone: the host's log hears of it, as of a refused form.
       if (method !== "elicitation/create") {
-        const message = `it asked for ${describeValue(method)} under "${key}", which this client does not offer`;
+        const message = `it asked for ${describeValue(method)} under ${quoted(key)}, which this client does not offer`;
         this.#refused(message);
         return message;
       }
       const plan = planElicitation((request as JsonObject).params, this.asker, this.ids);
       if (plan.isErr()) {
         this.#refused(plan.error.message);
-        return `its input request "${key}" was refused: ${plan.error.message}`;
+        return `its input request ${quoted(key)} was refused: ${plan.error.message}`;
       }
       if (plan.value.mode === "url" && this.host.openUrl === undefined) {
-        const message = `it asked to open a URL under "${key}", which this client does not offer`;
+        const message = `it asked to open a URL under ${quoted(key)}, which this client does not offer`;
         this.#refused(message);
         return message;
       }

@@ -8,7 +8,11 @@ import { InMemoryTransport } from "@modelcontextprotocol/client";
 import { fromJsonSchema, McpServer } from "@modelcontextprotocol/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { describeFailure } from "../../src/host/push-call.js";
-import { connectMcpServer, MCP_CALL_METADATA_KEY } from "../../src/index.js";
+import {
+  connectMcpServer,
+  MCP_CALL_METADATA_KEY,
+  type RefusedElicitation,
+} from "../../src/index.js";
 import { FORM_REQUEST, type Scripted, scriptedServer } from "../scripted-server.js";
 import { attachedCoordinator, inquiries, responseOf, run, unpaired } from "../support.js";
 
@@ -204,6 +208,122 @@ describe("what the server says when it fails", () => {
     );
     expect(content).not.toContain("\n");
     expect(content.length).toBeLessThan(500);
+  });
+});
+
+describe("what a server chose, quoted in a refusal", () => {
+  it("reaches the host's log and the model with its controls and invisible characters escaped", async () => {
+    const key = "k\u001b]0;owned\u0007\u009b2J\u202e";
+    const { stream, refused } = await runRound({
+      result: {
+        resultType: "input_required",
+        inputRequests: {
+          [key]: {
+            ...FORM,
+            params: {
+              ...FORM.params,
+              requestedSchema: { type: "object", properties: {}, "x\u001b[2J\u2028": 1 },
+            },
+          },
+        },
+      },
+    });
+    const message =
+      "requestedSchema.x\\u001b[2J\\u2028: is outside MCP's elicitation schema subset";
+    expect(refused.map((r) => r.message)).toEqual([message]);
+    expect(responseOf(stream, "c1").content).toBe(
+      `MCP server "s" could not run its tool "t": its input request "k\\u001b]0;owned\\u0007\\u009b2J\\u202e" was refused: ${message}`,
+    );
+  });
+});
+
+describe("the round limit", () => {
+  it("a round at the limit is refused before anyone is asked: only the rounds that can be answered are", async () => {
+    const server = await scriptedServer(() => round({ requestState: "s" }), { maxRounds: 2 });
+    open.push(server);
+    const human = accepting() as MockPromptBackend;
+    const { stream } = await run(server.connection, [{ id: "c1", name: "t" }], { prompts: human });
+    expect(server.calls).toHaveLength(2);
+    expect(human.questions.map((q) => q.question.id)).toEqual(["respond", "name"]);
+    expect(inquiries(stream)).toEqual([
+      ["c1.respond.1", "accept"],
+      ["c1.name.1", "Ada"],
+    ]);
+    expect(responseOf(stream, "c1")).toEqual({
+      is_error: true,
+      content:
+        'MCP server "s" could not run its tool "t": the server still asked for input after 2 rounds',
+    });
+    expect(unpaired(stream)).toEqual([]);
+  });
+
+  it("a call resumed into a round at the limit fails without asking it", async () => {
+    const server = await scriptedServer(() => round({ requestState: "s" }), { maxRounds: 2 });
+    open.push(server);
+    const { stream, coordinator, detach } = attachedCoordinator(server.connection);
+    const first = await coordinator.run([{ id: "c1", name: "t", arguments: {} }], {
+      turn: new TurnState(),
+    });
+    expect(first.pending).toHaveLength(1);
+    detach();
+    // The person answers the first round when the turn resumes; the second is at the limit.
+    const again = attachedCoordinator(server.connection, { stream, prompts: accepting() });
+    const second = await again.coordinator.resume();
+    expect(second.pending).toEqual([]);
+    expect(server.calls).toHaveLength(2);
+    expect(inquiries(stream).map(([id]) => id)).toEqual(["c1.respond.1", "c1.name.1"]);
+    expect(responseOf(stream, "c1").content).toContain(
+      "the server still asked for input after 2 rounds",
+    );
+    expect(unpaired(stream)).toEqual([]);
+  });
+});
+
+describe("the elicitation limit of a 2025-11-25 call", () => {
+  it("an elicitation past maxRounds is refused before anyone is asked, and the host's log hears of it", async () => {
+    const outcomes: string[] = [];
+    const server = new McpServer({ name: "p", version: "1" });
+    server.registerTool(
+      "t",
+      { description: "asks forever", inputSchema: fromJsonSchema({ type: "object" }) },
+      async (_args, ctx) => {
+        for (let i = 0; i < 10; i++) {
+          try {
+            const result = await ctx.mcpReq.elicitInput({
+              message: "Again?",
+              requestedSchema: { type: "object", properties: {} },
+            } as never);
+            outcomes.push(result.action);
+          } catch (error) {
+            outcomes.push(String(error));
+            break;
+          }
+        }
+        return { content: [{ type: "text", text: "gave up" }] };
+      },
+    );
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const refused: RefusedElicitation[] = [];
+    const connection = (
+      await connectMcpServer({
+        name: "p",
+        transport: clientSide,
+        maxRounds: 3,
+        onRefused: (event) => refused.push(event),
+      })
+    )._unsafeUnwrap();
+    open.push(connection, server);
+    const human = new MockPromptBackend({
+      questions: Array.from({ length: 10 }, () => ({ type: "answer", value: "decline" }) as const),
+    });
+    const { stream } = await run(connection, [{ id: "c1", name: "t" }], { prompts: human });
+    expect(human.questions).toHaveLength(3);
+    const message = "too many elicitations in one tool call (at most 3, maxRounds)";
+    expect(outcomes).toEqual(["decline", "decline", "decline", expect.stringContaining(message)]);
+    expect(refused).toEqual([{ server: "p", tool_call_id: "c1", message }]);
+    expect(responseOf(stream, "c1").content).toBe("gave up");
+    expect(unpaired(stream)).toEqual([]);
   });
 });
 
