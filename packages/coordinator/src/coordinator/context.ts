@@ -326,7 +326,7 @@ export async function showPrompt<R extends PromptRequest>(
   const taken = entered === true && ctx.resumedLine === undefined ? true : await entered;
   if (!taken) {
     // The run stopped while the prompt waited in line: it was never shown.
-    return answered(ctx, request, { type: "aborted", cause: abortCause(stop) });
+    return answered(ctx, request, { type: "aborted", cause: causeOf(ctx, stop) });
   }
   // The prompt's whole turn, its outcome told to listeners included, ends before the next
   // prompt in line may start.
@@ -341,7 +341,7 @@ export async function showPrompt<R extends PromptRequest>(
       // remembered since (another prompt's "for the turn") does not stand in for it.
       if (stored === undefined && hooks.needed?.() === false) {
         if (!stop.aborted) return { type: "unneeded" };
-        return answered(ctx, request, { type: "aborted", cause: abortCause(stop) });
+        return answered(ctx, request, { type: "aborted", cause: causeOf(ctx, stop) });
       }
       let reply: ReplyFor<R>;
       if (stored !== undefined) {
@@ -390,11 +390,11 @@ export async function showPrompt<R extends PromptRequest>(
       }
       result =
         stop.aborted && !endedTurn
-          ? { type: "aborted", cause: abortCause(stop) }
+          ? { type: "aborted", cause: causeOf(ctx, stop) }
           : { type: "reply", reply };
     } catch (cause) {
       result = stop.aborted
-        ? { type: "aborted", cause: abortCause(stop) }
+        ? { type: "aborted", cause: causeOf(ctx, stop) }
         : isPromptTimeout(cause)
           ? // The backend's own deadline passed: the same record as the coordinator's own.
             { type: "aborted", cause: { type: "timeout", ms: cause.ms } }
@@ -406,6 +406,15 @@ export async function showPrompt<R extends PromptRequest>(
   } finally {
     ctx.queue.leave();
   }
+}
+
+// Why the prompt's stop aborted. When it is the run's stop seen through the prompt's deadline
+// signal, the run says why (an escalated prompt's run knows whose stop it was; its signal does not).
+function causeOf(ctx: RunContext, stop: Stopped): AbortCause {
+  if (stop !== ctx.abort && ctx.abort.aborted && stop.reason === ctx.abort.signal.reason) {
+    return abortCause(ctx.abort);
+  }
+  return abortCause(stop);
 }
 
 // The prompt is left pending, and so is every prompt behind it in line. (showPrompt has no

@@ -287,6 +287,46 @@ export async function escalatePrompt<R extends PromptRequest>(
 
 const LATER: LaterReply = { type: "later" };
 
+/** Why a sub-agent's prompt closed when only the sub-agent's side stopped it. */
+class SubAgentStopped extends Error {
+  override readonly name = "SubAgentStopped";
+  constructor(agent: string) {
+    super(`the sub-agent ${agent} stopped asking before the person answered`);
+  }
+}
+
+/**
+ * What stops a prompt a sub-agent escalates: the parent's run, with its own reason, or the
+ * sub-agent's signal. A plain `abort()` of the sub-agent's signal while the parent's run goes on
+ * is the sub-agent's host stopping it, not the person, who only sees the prompt: its reason reads
+ * as interrupted. Any other reason of the sub-agent's (a deadline, its End Turn) is kept. Both
+ * signals stop the prompt at the very moment they abort, as one `AbortSignal.any` of them does.
+ */
+export class EscalationAbort extends RunAbort {
+  readonly #parent: RunAbort;
+  readonly #agent: string;
+  #withdrawn: SubAgentStopped | undefined;
+
+  constructor(parent: RunAbort, signal: AbortSignal, agent: string) {
+    super(AbortSignal.any([parent.signal, signal]));
+    this.#parent = parent;
+    this.#agent = agent;
+  }
+
+  override get reason(): unknown {
+    const reason = super.reason;
+    if (!this.aborted || reason === this.#parent.reason || !readsAsPersons(reason)) return reason;
+    this.#withdrawn ??= new SubAgentStopped(this.#agent);
+    return this.#withdrawn;
+  }
+}
+
+// Whether an abort reason reads as the person's own stop (see `abortCause`).
+function readsAsPersons(reason: unknown): boolean {
+  const name = reason instanceof Error || reason instanceof DOMException ? reason.name : undefined;
+  return reason === undefined || name === "AbortError";
+}
+
 // A new permission or delivery prompt of a sub-agent: its id, which takes the next attempt for
 // its hosting call, kind, sub-agent and sub-agent's call.
 function newPromptId(
@@ -394,8 +434,9 @@ function handingOverEndTurn(
   const gate = new AbortController();
   let handedOver = false;
   const parent = ctx.abort.signal;
+  // The reason as the run reads it: a sub-agent's withdrawn prompt says so (see EscalationAbort).
   const follow = () => {
-    if (!handedOver) gate.abort(parent.reason);
+    if (!handedOver) gate.abort(ctx.abort.reason);
   };
   if (parent.aborted) follow();
   else parent.addEventListener("abort", follow, { once: true });

@@ -19,6 +19,7 @@ import {
   inputTimedOutMessage,
   inputUnreachableMessage,
   inputUnsupportedMessage,
+  inquiryCancelledByBackend,
   inquiryFailedMessage,
 } from "../routing/messages.js";
 import { type Route, routeQuestion, targetOf } from "../routing/route-question.js";
@@ -59,7 +60,11 @@ export type QuestionOutcome =
       readonly endTurn?: boolean;
     };
 
-/** RFD 082's mapping from an inquiry backend's error to the recorded reason. */
+/**
+ * RFD 082's mapping from an inquiry backend's error to the recorded reason. `cancelled` reads as
+ * `user` only while the run was stopped by the person; a backend that reports `cancelled` while the
+ * run goes on is recorded as `backend_error` (see `askAssistant`).
+ */
 export const INQUIRY_ERROR_REASONS: Readonly<Record<InquiryError["kind"], CancellationReason>> = {
   cancelled: "user",
   provider: "backend_error",
@@ -593,7 +598,13 @@ async function askAssistant(
     if (result.isOk() || cause.type !== "user") return stop(ctx, id, stoppedByAbort(cause));
   }
   if (result.isErr()) {
-    return fail(INQUIRY_ERROR_REASONS[result.error.kind], ctx.secrets.mask(result.error.message));
+    const message = ctx.secrets.mask(result.error.message);
+    // `cancelled` is the person's only when the run was stopped. A backend that cancelled on its
+    // own (its client gave up, a sub-agent stopped) failed to answer: nobody declined anything.
+    if (result.error.kind === "cancelled" && !ctx.abort.aborted) {
+      return fail("backend_error", inquiryCancelledByBackend(message));
+    }
+    return fail(INQUIRY_ERROR_REASONS[result.error.kind], message);
   }
   const checked = validateAnswer(question.answer_type, result.value);
   if (checked.isErr()) {

@@ -55,7 +55,7 @@ import {
   TurnEndedSignal,
   type Unreachable,
 } from "./context.js";
-import { CallEscalations, escalatePrompt } from "./escalation.js";
+import { CallEscalations, EscalationAbort, escalatePrompt } from "./escalation.js";
 import type { CoordinatorEvents, PromptRefusal } from "./events.js";
 import { PromptQueue } from "./prompt-queue.js";
 import { TURN_ENDED } from "./question-round.js";
@@ -560,11 +560,11 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     }
     // The prompt closes when either side gives up: the parent's run or the sub-agent's.
     const { ctx, call } = running;
-    const abort = options.signal
-      ? new RunAbort(AbortSignal.any([ctx.abort.signal, options.signal]))
-      : ctx.abort;
     // Outside a pass of the tool (there is none only if the call is not running its tool).
     const escalations = ctx.escalations.get(call.id) ?? new CallEscalations();
+    const abort = options.signal
+      ? new EscalationAbort(ctx.abort, options.signal, agent)
+      : ctx.abort;
     return escalatePrompt({ ...ctx, abort }, escalations, call, agent, request);
   }
 

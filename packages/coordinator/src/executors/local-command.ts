@@ -7,6 +7,13 @@ import type {
   ExecutorSource,
 } from "../backends/executor.js";
 import type { CommandConfig } from "../config/schema.js";
+import { type AbortCause, abortCause } from "../coordinator/context.js";
+import { TURN_ENDED } from "../coordinator/question-round.js";
+import {
+  EXECUTION_CANCELLED,
+  EXECUTION_INTERRUPTED,
+  EXECUTION_TIMED_OUT,
+} from "../routing/messages.js";
 import { interpretCommandOutput } from "./internal-command-output.js";
 import { type CommandPlan, planCommand, renderArgs } from "./internal-command-template.js";
 import { type ProcessRun, runProcess } from "./internal-run-process.js";
@@ -39,7 +46,14 @@ export const DEFAULT_ENV_ALLOWLIST: readonly string[] = [
 
 const DEFAULT_MAX_OUTPUT_BYTES = 10 * 1024 * 1024;
 const DEFAULT_KILL_GRACE_MS = 2000;
-const CANCELLED = "Tool execution cancelled.";
+// What the model reads when the pass's signal stopped the command: the person's cancel only when
+// it was theirs; a deadline, End Turn elsewhere or a shutdown each say so.
+const STOPPED: Readonly<Record<AbortCause["type"], string>> = {
+  user: EXECUTION_CANCELLED,
+  turn_ended: TURN_ENDED,
+  timeout: EXECUTION_TIMED_OUT,
+  interrupted: EXECUTION_INTERRUPTED,
+};
 
 /** What every pass of a local command shares, whichever tool it runs. */
 export interface LocalCommandSettings {
@@ -231,16 +245,16 @@ async function runPass(
     maxOutputBytes: prepared.maxOutputBytes,
     killGraceMs: prepared.killGraceMs,
   });
-  return resultOf(run, prepared);
+  return resultOf(run, prepared, signal);
 }
 
-function resultOf(run: ProcessRun, prepared: Prepared): ExecutorResult {
+function resultOf(run: ProcessRun, prepared: Prepared, signal: AbortSignal): ExecutorResult {
   const { toolName } = prepared;
   switch (run.type) {
     case "exited":
       return interpretCommandOutput(toolName, { ...run, exitCode: run.code });
     case "cancelled":
-      return failed(CANCELLED);
+      return failed(STOPPED[abortCause(signal).type]);
     case "overflow":
       return failed(
         `Tool '${toolName}' output exceeded ${prepared.maxOutputBytes} bytes on ${run.stream}; ` +

@@ -19,6 +19,13 @@ export const invalidStaticAnswerMessage = (tool: string, questionId: string, det
 export const inquiryFailedMessage = (tool: string, questionText: string, error: string) =>
   `The tool '${tool}' asked a follow-up question ("${questionText}") that was routed to a secondary assistant for resolution, but the secondary assistant failed to provide a valid answer. Error: ${error}. You may retry the tool call or end the turn.`;
 
+/**
+ * The error of an LLM inquiry that its backend cancelled while the run went on: no person
+ * cancelled it, and the model must not read it as the user's decline.
+ */
+export const inquiryCancelledByBackend = (message: string) =>
+  `the inquiry backend stopped without an answer while the run was still going (${message}); the user did not cancel or decline anything`;
+
 export const INPUT_CANCELLED = "Tool input cancelled by user.";
 export const INPUT_PROMPT_FAILED = "Tool input prompt failed.";
 export const EXECUTION_CANCELLED = "Tool execution cancelled.";

@@ -325,8 +325,63 @@ describe("RFD 082 Phase 3 tests, through the ToolCoordinator", () => {
       deploy: { questions: { confirm: { target: "assistant" } } },
     };
 
+    it("inquiry error cancelled, the person having stopped the run → cancelled{user}", async () => {
+      const controller = new AbortController();
+      const llm = new MockInquiryBackend(() => {
+        controller.abort();
+        return err({ kind: "cancelled", message: "the cancelled failure" });
+      });
+      const { stream, coordinator } = coordinatorFor({
+        tools,
+        executors: new MockExecutorSource({ deploy: asking([question]) }),
+        inquiries: llm,
+      });
+
+      const { responses } = await coordinator.run([call("call_1", "deploy")], {
+        turn: new TurnState(),
+        signal: controller.signal,
+      });
+
+      expect(inquiryTrail(stream.events)).toEqual([
+        { request: "call_1.confirm.1", source: TOOL },
+        { response: "call_1.confirm.1", cancelled: "user" },
+      ]);
+      expect(responses.map((r) => [r.content, r.is_error])).toEqual([
+        [inquiryFailed("deploy", "Go ahead?", "the cancelled failure"), true],
+      ]);
+    });
+
+    it("inquiry error cancelled while the run goes on → cancelled{backend_error}, never the person's", async () => {
+      const llm = new MockInquiryBackend(() =>
+        err({ kind: "cancelled", message: "the cancelled failure" }),
+      );
+      const { stream, coordinator } = coordinatorFor({
+        tools,
+        executors: new MockExecutorSource({ deploy: asking([question]) }),
+        inquiries: llm,
+      });
+
+      const { responses } = await coordinator.run([call("call_1", "deploy")], {
+        turn: new TurnState(),
+      });
+
+      expect(inquiryTrail(stream.events)).toEqual([
+        { request: "call_1.confirm.1", source: TOOL },
+        { response: "call_1.confirm.1", cancelled: "backend_error" },
+      ]);
+      expect(responses.map((r) => [r.content, r.is_error])).toEqual([
+        [
+          inquiryFailed(
+            "deploy",
+            "Go ahead?",
+            "the inquiry backend stopped without an answer while the run was still going (the cancelled failure); the user did not cancel or decline anything",
+          ),
+          true,
+        ],
+      ]);
+    });
+
     it.each<[InquiryError["kind"], string]>([
-      ["cancelled", "user"],
       ["provider", "backend_error"],
       ["missing_structured_data", "backend_error"],
       ["answer_extraction", "backend_error"],

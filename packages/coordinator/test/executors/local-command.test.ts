@@ -340,6 +340,26 @@ describe("createLocalCommandExecutor: cancellation and limits", { timeout: 10_00
     expect(existsSync(join(root, "spawned"))).toBe(false);
   });
 
+  it.each<[string, unknown, string]>([
+    [
+      "a deadline",
+      new DOMException("The operation timed out.", "TimeoutError"),
+      "Tool execution timed out: the run's time limit passed before the tool finished. The user did not decline.",
+    ],
+    [
+      "a shutdown",
+      new Error("SIGTERM: shutting down"),
+      "Tool execution interrupted: the run was stopped before the tool finished. The user did not decline.",
+    ],
+  ])("stopped by %s, never tells the model it was cancelled", async (_name, reason, content) => {
+    const root = join(dir, `stopped-${content.length}`);
+    mkdirSync(root);
+    const result = await run(nodeTool("marker.mjs", [], { root }), {
+      signal: AbortSignal.abort(reason),
+    });
+    expect(result).toEqual({ type: "completed", content, is_error: true });
+  });
+
   it.each<[string, string, number]>([
     ["a process that exits on SIGTERM", "plain", 1],
     ["a process that ignores SIGTERM", "ignore-term", 1],
