@@ -512,7 +512,9 @@ export interface ResumeInStoreOptions {
  * claim holds, so none is lost under a resume.
  *
  * @example
- * const done = await resumeInStore(store, name, (c) => new ToolCoordinator({ stream: c.stream, tools, executors }));
+ * const done = await resumeInStore(store, name, (c) =>
+ *   new ToolCoordinator({ stream: c.stream, tools, executors }).resume(),
+ * );
  */
 export async function resumeInStore<
   C extends { readonly stream: ConversationStream },
