@@ -64,6 +64,10 @@ describe("builtinToolConfigs(): the registered ask_user", () => {
       "Do not use ask_user to collect secrets (passwords, API keys, SSH passphrases)",
     );
     expect(text).toContain("persisted in the conversation");
+    // A question whose answers kept failing validation also ends with `cancelled: true`.
+    expect(text).toContain(
+      "If the result also has an `error`, the user did not decline: an answer could not be taken, and `error` says why.",
+    );
   });
 
   it("the resolved description and parameters are what a provider is sent", () => {
