@@ -13,6 +13,7 @@ import {
   type InboxPromptView,
   type InboxSource,
 } from "./inbox-source.js";
+import { checkInterval } from "./internal/options.js";
 
 /** How often {@link fileInboxSource} looks at the store for changes, by default: 1 s. */
 export const DEFAULT_FILE_POLL_MS = 1000;
@@ -51,9 +52,7 @@ export function fileInboxSource(
   options: FileInboxOptions = {},
 ): InboxSource {
   const pollMs = options.pollMs ?? DEFAULT_FILE_POLL_MS;
-  if (!(pollMs > 0) || !Number.isFinite(pollMs)) {
-    throw new TypeError(`fileInboxSource: \`pollMs\` must be a number > 0, got ${String(pollMs)}`);
-  }
+  checkInterval("fileInboxSource", "pollMs", options.pollMs);
   const cache = new Map<string, Cached>();
 
   async function read(name: string): Promise<Cached> {

@@ -6,6 +6,7 @@ import {
   type InboxPromptView,
   type InboxSource,
 } from "./inbox-source.js";
+import { checkCount, checkInterval } from "./internal/options.js";
 
 /** How often {@link postgresInboxSource} lists the inbox besides its notifications, by default. */
 export const DEFAULT_POSTGRES_POLL_MS = 5000;
@@ -85,16 +86,8 @@ export function postgresInboxSource(
 ): InboxSource {
   const pollMs = options.pollMs ?? DEFAULT_POSTGRES_POLL_MS;
   const maxPrompts = options.maxPrompts ?? DEFAULT_POSTGRES_MAX_PROMPTS;
-  if (!(pollMs > 0) || !Number.isFinite(pollMs)) {
-    throw new TypeError(
-      `postgresInboxSource: \`pollMs\` must be a number > 0, got ${String(pollMs)}`,
-    );
-  }
-  if (!Number.isInteger(maxPrompts) || maxPrompts < 1) {
-    throw new TypeError(
-      `postgresInboxSource: \`maxPrompts\` must be an integer ≥ 1, got ${String(maxPrompts)}`,
-    );
-  }
+  checkInterval("postgresInboxSource", "pollMs", options.pollMs);
+  checkCount("postgresInboxSource", "maxPrompts", options.maxPrompts, "prompts");
   return {
     async list() {
       const byConversation = new Map<string, InboxPromptView[]>();

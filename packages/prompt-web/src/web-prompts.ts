@@ -10,6 +10,7 @@ import type { InboxSource } from "./inbox-source.js";
 import { newToken, sendJson } from "./internal/http-guards.js";
 import { RequestHandler } from "./internal/http-handler.js";
 import { InboxBoard } from "./internal/inbox-board.js";
+import { checkCount, checkPort, checkWait } from "./internal/options.js";
 import { PromptBoard } from "./internal/prompt-board.js";
 
 /** The largest reply body accepted by default: 1 MiB. */
@@ -137,7 +138,7 @@ export interface StandaloneWebPrompts extends WebPrompts {
  * ```
  */
 export function createWebPromptHandler(options: WebPromptsOptions = {}): WebPrompts {
-  return new WebPromptsImpl(options);
+  return new WebPromptsImpl("createWebPromptHandler", options);
 }
 
 /**
@@ -159,9 +160,10 @@ export function createWebPromptHandler(options: WebPromptsOptions = {}): WebProm
 export async function createWebPrompts(
   options: StandaloneWebPromptsOptions = {},
 ): Promise<Result<StandaloneWebPrompts, WebPromptsError>> {
+  // Options are checked before anything listens: a bad one is a programming error and throws.
+  checkPort("createWebPrompts", "port", options.port);
   const { port = 0, host = "127.0.0.1", ...rest } = options;
   const server = createServer();
-  // Options are checked before anything listens: a bad one is a programming error and throws.
   const prompts = new StandaloneWebPromptsImpl(rest, server, host);
   const listening = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
     server.once("error", resolve);
@@ -202,32 +204,19 @@ class WebPromptsImpl extends EventEmitter<WebPromptsEvents> implements WebPrompt
   readonly #inbox: InboxBoard | undefined;
   readonly #handler: RequestHandler;
 
-  /** `hosts`: the host names requests may be addressed to; any when absent (mounted). */
-  constructor(options: WebPromptsOptions, hosts?: ReadonlySet<string>) {
+  /**
+   * `where`: the function the host called, which option errors name. `hosts`: the host names
+   * requests may be addressed to; any when absent (mounted).
+   */
+  constructor(where: string, options: WebPromptsOptions, hosts?: ReadonlySet<string>) {
     super();
-    const basePath = normalizeBasePath(options.basePath ?? "");
-    this.token = options.token ?? newToken();
-    if (!/^[A-Za-z0-9._~+/=-]{16,}$/.test(this.token)) {
-      throw new TypeError(
-        "createWebPromptHandler: `token` must be at least 16 URL-safe characters (letters, digits, ._~+/=-)",
-      );
-    }
-    const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    if (!(maxBodyBytes > 0)) {
-      throw new TypeError(
-        `createWebPromptHandler: \`maxBodyBytes\` must be a number > 0, got ${String(maxBodyBytes)}`,
-      );
-    }
+    const { basePath, token, allowedOrigins } = checkOptions(where, options);
+    this.token = token;
     this.pagePath = `${basePath}/#token=${encodeURIComponent(this.token)}`;
-    const allowedOrigins = new Set((options.allowedOrigins ?? []).map(checkedOrigin));
     this.#board = new PromptBoard(
       {
-        waitForPageMs: checkedMs("waitForPageMs", options.waitForPageMs, 0),
-        disconnectGraceMs: checkedMs(
-          "disconnectGraceMs",
-          options.disconnectGraceMs,
-          DEFAULT_DISCONNECT_GRACE_MS,
-        ),
+        waitForPageMs: options.waitForPageMs ?? 0,
+        disconnectGraceMs: options.disconnectGraceMs ?? DEFAULT_DISCONNECT_GRACE_MS,
       },
       this,
     );
@@ -247,7 +236,7 @@ class WebPromptsImpl extends EventEmitter<WebPromptsEvents> implements WebPrompt
           hosts === undefined
             ? undefined
             : new Set([...hosts, ...[...allowedOrigins].map((origin) => new URL(origin).hostname)]),
-        maxBodyBytes,
+        maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
         heartbeatMs: 15_000,
       },
       this,
@@ -304,6 +293,11 @@ class WebPromptsImpl extends EventEmitter<WebPromptsEvents> implements WebPrompt
   }
 
   waitForPage(options: WaitForPageOptions = {}): Promise<boolean> {
+    try {
+      checkWait("WebPrompts.waitForPage", "timeoutMs", options.timeoutMs);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.#board.waitForPage(options);
   }
 
@@ -322,7 +316,11 @@ class StandaloneWebPromptsImpl extends WebPromptsImpl implements StandaloneWebPr
   constructor(options: WebPromptsOptions, server: Server, host: string) {
     // On a loopback address only loopback names are expected; on others (a LAN address, a
     // wildcard) the host knows which names its people use, so any is taken.
-    super(options, ["127.0.0.1", "localhost", "::1"].includes(host) ? LOOPBACK : undefined);
+    super(
+      "createWebPrompts",
+      options,
+      ["127.0.0.1", "localhost", "::1"].includes(host) ? LOOPBACK : undefined,
+    );
     this.server = server;
     this.#host = host;
     server.on("request", (req, res) => {
@@ -362,20 +360,44 @@ function notFound(events: WebPrompts, req: IncomingMessage, res: ServerResponse)
   sendJson(res, 404, { error: { message: "no such page or endpoint" } });
 }
 
+/**
+ * Checks the options `where` (the function the host called) was given, naming it in each error,
+ * and returns the base path, token and origins they come to.
+ */
+function checkOptions(
+  where: string,
+  options: WebPromptsOptions,
+): { basePath: string; token: string; allowedOrigins: Set<string> } {
+  const basePath = normalizeBasePath(where, options.basePath ?? "");
+  const token = options.token ?? newToken();
+  if (!/^[A-Za-z0-9._~+/=-]{16,}$/.test(token)) {
+    throw new TypeError(
+      `${where}: \`token\` must be at least 16 URL-safe characters (letters, digits, ._~+/=-)`,
+    );
+  }
+  checkCount(where, "maxBodyBytes", options.maxBodyBytes, "bytes");
+  checkWait(where, "waitForPageMs", options.waitForPageMs);
+  checkWait(where, "disconnectGraceMs", options.disconnectGraceMs);
+  const allowedOrigins = new Set(
+    (options.allowedOrigins ?? []).map((origin) => checkedOrigin(where, origin)),
+  );
+  return { basePath, token, allowedOrigins };
+}
+
 /** `""` or `/a/b`: one leading slash, no trailing one. */
-function normalizeBasePath(path: string): string {
+function normalizeBasePath(where: string, path: string): string {
   const trimmed = path.replace(/\/+$/, "");
   if (trimmed === "") return "";
   if (!/^\/[A-Za-z0-9._~\-/]*$/.test(trimmed) || trimmed.includes("//")) {
     throw new TypeError(
-      `createWebPromptHandler: \`basePath\` must look like "/prompts", got ${JSON.stringify(path)}`,
+      `${where}: \`basePath\` must look like "/prompts", got ${JSON.stringify(path)}`,
     );
   }
   return trimmed;
 }
 
 /** An origin as browsers send it: scheme, host and port, no path (`https://app.example`). */
-function checkedOrigin(origin: string): string {
+function checkedOrigin(where: string, origin: string): string {
   let parsed: string | undefined;
   try {
     parsed = new URL(origin).origin;
@@ -385,20 +407,10 @@ function checkedOrigin(origin: string): string {
   if (parsed !== origin) {
     const hint = parsed === undefined || parsed === "null" ? "" : ` (did you mean "${parsed}"?)`;
     throw new TypeError(
-      `createWebPromptHandler: \`allowedOrigins\` holds ${JSON.stringify(origin)}, which is not an origin like "https://app.example"${hint}`,
+      `${where}: \`allowedOrigins\` holds ${JSON.stringify(origin)}, which is not an origin like "https://app.example"${hint}`,
     );
   }
   return origin;
-}
-
-function checkedMs(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (Number.isNaN(value) || value < 0) {
-    throw new TypeError(
-      `createWebPromptHandler: \`${name}\` must be a number ≥ 0, got ${String(value)}`,
-    );
-  }
-  return value;
 }
 
 /** The host part of a URL for a listening address; a wildcard address becomes 127.0.0.1. */

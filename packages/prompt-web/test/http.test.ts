@@ -389,9 +389,15 @@ describe("options", () => {
     [{ basePath: "/a//b" }, '`basePath` must look like "/prompts", got "/a//b"'],
     [{ token: "short" }, "`token` must be at least 16 URL-safe characters"],
     [{ token: "has spaces in it, sixteen+" }, "`token` must be at least 16 URL-safe characters"],
-    [{ waitForPageMs: -1 }, "`waitForPageMs` must be a number ≥ 0, got -1"],
-    [{ disconnectGraceMs: Number.NaN }, "`disconnectGraceMs` must be a number ≥ 0, got NaN"],
-    [{ maxBodyBytes: 0 }, "`maxBodyBytes` must be a number > 0, got 0"],
+    [
+      { waitForPageMs: -1 },
+      "`waitForPageMs` must be a number of milliseconds, at least 0 (Infinity for no limit); got -1",
+    ],
+    [
+      { disconnectGraceMs: Number.NaN },
+      "`disconnectGraceMs` must be a number of milliseconds, at least 0 (Infinity for no limit); got NaN",
+    ],
+    [{ maxBodyBytes: 0 }, "`maxBodyBytes` must be a whole number of bytes, at least 1; got 0"],
     [
       { allowedOrigins: ["https://app.example/"] },
       '`allowedOrigins` holds "https://app.example/", which is not an origin like "https://app.example" (did you mean "https://app.example"?)',

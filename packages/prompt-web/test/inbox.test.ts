@@ -346,10 +346,25 @@ describe("the page's inbox over a FileConversationStore", () => {
     expect(answered).toEqual([]);
   });
 
-  it("rejects a poll interval that makes no sense", () => {
-    for (const pollMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
-      expect(() => fileInboxSource(store, { pollMs }), String(pollMs)).toThrow(TypeError);
-    }
+  it.each([
+    ["0", 0],
+    ["-1", -1],
+    ["NaN", Number.NaN],
+    ["Infinity", Number.POSITIVE_INFINITY],
+    ["2147483648", 2 ** 31],
+  ])("rejects a poll interval of %s with a RangeError", (shown, pollMs) => {
+    expect(() => fileInboxSource(store, { pollMs })).toThrow(RangeError);
+    expect(() => fileInboxSource(store, { pollMs })).toThrow(
+      `fileInboxSource: \`pollMs\` must be a number of milliseconds greater than 0, at most 2147483647 (about 24.8 days); got ${shown}`,
+    );
+  });
+
+  it('rejects a poll interval of "3" with a TypeError', () => {
+    expect(() => fileInboxSource(store, { pollMs: "3" as never })).toThrow(TypeError);
+  });
+
+  it("takes a poll interval of 1.5 ms", () => {
+    expect(fileInboxSource(store, { pollMs: 1.5 })).toBeDefined();
   });
 });
 

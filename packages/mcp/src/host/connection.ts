@@ -20,6 +20,7 @@ import { err, ok, type Result } from "neverthrow";
 import { decisionFor } from "../decision.js";
 import type { McpConnectError } from "../errors.js";
 import { inertText } from "../internal/json.js";
+import { checkCount, checkTimeout } from "../internal/options.js";
 import type { CallSession, SessionHost } from "./call-session.js";
 import { type ElicitResponse, planElicitation } from "./elicitation.js";
 import { LineSlot } from "./line.js";
@@ -165,9 +166,23 @@ const DEFAULTS = { serverTimeoutMs: 60_000, pageTimeoutMs: 600_000, maxRounds: 1
 export async function connectMcpServer(
   options: McpServerOptions,
 ): Promise<Result<McpConnection, McpConnectError>> {
+  // A bad option is the host's mistake, not the server's: it rejects before anything connects.
+  checkOptions(options);
   const connection = new Connection(options);
   const failure = await connection.open();
   return failure === undefined ? ok(connection) : err(failure);
+}
+
+const CONNECT = "connectMcpServer";
+
+function checkOptions(options: McpServerOptions): void {
+  checkCount(CONNECT, "maxTools", options.maxTools, "tools");
+  checkTimeout(CONNECT, "serverTimeoutMs", options.serverTimeoutMs);
+  checkTimeout(CONNECT, "pageTimeoutMs", options.pageTimeoutMs);
+  checkCount(CONNECT, "maxRounds", options.maxRounds, "rounds");
+  checkCount(CONNECT, "maxRequestStateBytes", options.maxRequestStateBytes, "bytes");
+  checkCount(CONNECT, "maxPendingElicitations", options.maxPendingElicitations, "elicitations");
+  checkCount(CONNECT, "maxResultLength", options.maxResultLength, "characters");
 }
 
 class Connection implements McpConnection {

@@ -17,6 +17,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { isPlainObject } from "../internal/json.js";
+import { checkCount, checkSeconds, checkTimeout } from "../internal/options.js";
 import {
   answerFromContent,
   elicitationForQuestion,
@@ -91,6 +92,25 @@ interface RoundState {
   };
 }
 
+const CREATE = "createMcpToolServer";
+
+function checkServerOptions(options: McpToolServerOptions): void {
+  const key = options.stateKey;
+  if (key !== undefined) {
+    const allowed = "a string or Uint8Array of at least 32 bytes";
+    if (typeof key !== "string" && !(key instanceof Uint8Array)) {
+      throw new TypeError(`${CREATE}: \`stateKey\` must be ${allowed}; got ${typeof key}`);
+    }
+    const bytes = typeof key === "string" ? Buffer.byteLength(key, "utf8") : key.byteLength;
+    if (bytes < 32) {
+      throw new RangeError(`${CREATE}: \`stateKey\` must be ${allowed}; got ${bytes} bytes`);
+    }
+  }
+  checkSeconds(CREATE, "stateTtlSeconds", options.stateTtlSeconds);
+  checkCount(CREATE, "maxQuestionsPerCall", options.maxQuestionsPerCall, "questions");
+  checkTimeout(CREATE, "answerTimeoutMs", options.answerTimeoutMs);
+}
+
 /**
  * A factory of MCP servers (for `serveStdio` or `createMcpHandler`) that serve `tools`. A question
  * a tool asks reaches the client as an input-required result on 2026-07-28 connections and as a
@@ -104,6 +124,7 @@ interface RoundState {
  * }));
  */
 export function createMcpToolServer(options: McpToolServerOptions): McpServerFactory {
+  checkServerOptions(options);
   const codec = createRequestStateCodec<RoundState>({
     key: options.stateKey ?? randomBytes(32),
     ttlSeconds: options.stateTtlSeconds ?? 3600,

@@ -257,7 +257,8 @@ export class PromptBoard {
       const timer =
         timeoutMs === undefined || !Number.isFinite(timeoutMs)
           ? undefined
-          : setTimeout(finish, timeoutMs);
+          : // setTimeout fires at once for delays over 2^31-1 ms, so longer waits are capped there.
+            setTimeout(finish, Math.min(timeoutMs, 2 ** 31 - 1));
       timer?.unref();
       this.#pageWaiters.add(finish);
       signal?.addEventListener("abort", finish, { once: true });
