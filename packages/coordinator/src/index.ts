@@ -153,6 +153,7 @@ export type {
 } from "./observability/tracing.js";
 export { TRACE_NAMES, traceCoordinator } from "./observability/tracing.js";
 export { inquiryId, toInquiryQuestion } from "./recording/inquiry-question.js";
+export { answeredByDefaultNote } from "./routing/messages.js";
 export type {
   RefusalReason,
   Route,

@@ -25,6 +25,7 @@ describe("the public API of @jp/coordinator", () => {
       "TurnState",
       "answerPendingPrompt",
       "answerPendingPromptInStore",
+      "answeredByDefaultNote",
       "answersAddedSince",
       "applyToggleDirectives",
       "builtinExecutor",

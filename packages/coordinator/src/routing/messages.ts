@@ -102,7 +102,13 @@ export const DETACHED_CAUSES_FOR_HOSTS = {
 
 /**
  * What the model reads about answers nobody gave: the detached `defaults` policy took each
- * question's own default because no person could answer. Never given a secret's answer.
+ * question's own default because no person could answer (a tool's `answeredByDefault`). Ids in
+ * the order given; at most 20 are named and each value is cut to 200 characters, so the note
+ * goes beside the full answers, never in their place. Never given a secret's answer.
+ *
+ * @example
+ * answeredByDefaultNote([["env", "staging"]]);
+ * // No one answered "env" (no person was available to answer); the question's default was used: "staging".
  */
 export function answeredByDefaultNote(answers: readonly (readonly [string, JsonValue])[]): string {
   const why = "(no person was available to answer)";
