@@ -12,7 +12,16 @@ export default {
   plugins: ["@stryker-mutator/vitest-runner"],
   vitest: { configFile: "scripts/vitest.mutate.config.ts", dir, related: false },
   mutate: [`${dir}/src/**/*.ts`, `!${dir}/src/**/*.d.ts`],
-  ignorePatterns: ["dist", "coverage", "reports", "bench", "examples", ".changeset"],
+  // Other mutation runs' sandboxes are not copied into this one.
+  ignorePatterns: [
+    "dist",
+    "coverage",
+    "reports",
+    "bench",
+    "examples",
+    ".changeset",
+    ".stryker-tmp*",
+  ],
   coverageAnalysis: "perTest",
   // Mutants of top-level constants run every test and take most of the time; they are left out.
   ignoreStatic: true,

@@ -80,6 +80,18 @@ describe("decodeAnswerType", () => {
       ["schema"],
     ],
     [
+      "null",
+      null,
+      'answer_type: expected an answer type such as {"type":"text"} or "Text", got null',
+      [],
+    ],
+    [
+      "a schema holding a non-JSON value (from code)",
+      { type: "schema", schema: { a: Number.NaN } },
+      "answer_type.schema.a: expected a JSON value, got NaN",
+      ["schema", "a"],
+    ],
+    [
       "a name that only exists on Object.prototype",
       "toString",
       'answer_type: expected an answer type such as {"type":"text"} or "Text", got "toString"',

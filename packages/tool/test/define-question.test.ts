@@ -113,6 +113,23 @@ describe("defineQuestion refuses", () => {
     expect(defined.isErr() && defined.error).toEqual({ kind: "invalid-question", message, field });
   });
 
+  it("a spec that is not an object, naming no field", () => {
+    const defined = defineQuestion(null as unknown as Question);
+    expect(defined.isErr() && defined.error).toStrictEqual({
+      kind: "invalid-question",
+      message: "question: expected an object, got null",
+    });
+  });
+
+  it("an id that is not a string in an otherwise complete spec, without throwing", () => {
+    const defined = defineQuestion({ id: 7, text: "?", answer_type: text } as unknown as Question);
+    expect(defined.isErr() && defined.error).toEqual({
+      kind: "invalid-question",
+      field: "id",
+      message: "question.id: expected a string, got number",
+    });
+  });
+
   it("a malformed spec from an untyped caller, without throwing", () => {
     const defined = defineQuestion({ id: 7 } as unknown as Question);
     expect(defined.isErr() && defined.error).toMatchObject({

@@ -29,6 +29,16 @@ describe("decodeOutcome", () => {
       { type: "error", message: "boom" },
       { type: "error", message: "boom", trace: [], transient: false },
     ],
+    [
+      "a success with an unknown field, dropping it",
+      { type: "success", content: "done", note: "x" },
+      { type: "success", content: "done" },
+    ],
+    [
+      "an error with an unknown field, without trace or transient",
+      { type: "error", message: "boom", note: "x" },
+      { type: "error", message: "boom", trace: [], transient: false },
+    ],
     ["needs_input", { type: "needs_input", question }, { type: "needs_input", question }],
     [
       "needs_input with JP's legacy question",
@@ -70,6 +80,24 @@ describe("decodeOutcome", () => {
       ["question", "id"],
     ],
     ["a number", 5, "outcome: expected an object, got number", []],
+    [
+      "an error message that is not a string",
+      { type: "error", message: 5 },
+      "outcome.message: expected a string, got number",
+      ["message"],
+    ],
+    [
+      "a transient that is not a boolean",
+      { type: "error", message: "boom", transient: "yes" },
+      "outcome.transient: expected a boolean, got string",
+      ["transient"],
+    ],
+    [
+      "a trace with one string and one number",
+      { type: "error", message: "boom", trace: ["cause", 1] },
+      "outcome.trace[1]: expected a string, got number",
+      ["trace", 1],
+    ],
   ])("refuses %s", (_name, json, message, path) => {
     const decoded = decodeOutcome(json);
     expect(decoded.isErr() && decoded.error).toEqual({ kind: "decode", message, path });
@@ -117,6 +145,12 @@ describe("constructors", () => {
     ],
   ])("%s", (_name, outcome, expected) => {
     expect(outcome).toEqual(expected);
+  });
+
+  it("failure without options is not transient and has no trace", () => {
+    const outcome = failure("boom");
+    expect(outcome.transient).toBe(false);
+    expect(outcome.trace).toEqual([]);
   });
 
   it("round-trip through encodeOutcome and decodeOutcome", () => {

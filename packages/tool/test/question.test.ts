@@ -58,6 +58,11 @@ describe("decodeQuestion", () => {
       { ...base, text: "a\nb" } as Question,
     ],
     ["unknown fields dropped", { ...base, colour: "red" }, base as Question],
+    [
+      "pre_amble as context when context is null",
+      { ...base, context: null, pre_amble: "diff" },
+      { ...base, context: "diff" } as Question,
+    ],
   ])("reads %s", (_name, json, expected) => {
     const decoded = decodeQuestion(json);
     expect(decoded.isOk() && decoded.value).toEqual(expected);
@@ -106,10 +111,82 @@ describe("decodeQuestion", () => {
       ["persistence"],
     ],
     ["a non-object", "question?", "question: expected an object, got string", []],
+    [
+      "a text that is not a string",
+      { ...base, text: 5 },
+      "question.text: expected a string, got number",
+      ["text"],
+    ],
+    [
+      "a context that is not a string",
+      { ...base, context: 5 },
+      "question.context: expected a string, got number",
+      ["context"],
+    ],
+    [
+      "options that are a string, not an array",
+      { ...base, answer_type: { type: "select", options: "abc" } },
+      "question.answer_type.options: expected an array, got string",
+      ["answer_type", "options"],
+    ],
+    [
+      "a schema that is an array",
+      { ...base, answer_type: { type: "schema", schema: [1] } },
+      "question.answer_type.schema: expected an object, got array",
+      ["answer_type", "schema"],
+    ],
+    [
+      "a schema holding a non-JSON value (from code)",
+      { ...base, answer_type: { type: "schema", schema: { a: Number.NaN } } },
+      "question.answer_type.schema.a: expected a JSON value, got NaN",
+      ["answer_type", "schema", "a"],
+    ],
+    [
+      "a default that is not JSON (from code)",
+      { ...base, default: Number.NaN },
+      "question.default: expected a JSON value, got NaN",
+      ["default"],
+    ],
+    [
+      "a default holding a non-JSON value under a key that is not an identifier",
+      { ...base, default: { "my key": [Number.NaN] } },
+      'question.default["my key"][0]: expected a JSON value, got NaN',
+      ["default", "my key", 0],
+    ],
+    [
+      "two problems, counting the second",
+      { ...base, text: 1, context: 2 },
+      "question.text: expected a string, got number (and 1 more problem)",
+      ["text"],
+    ],
+    [
+      "three problems, counting the others",
+      { ...base, text: 1, context: 2, exclusive: "yes" },
+      "question.text: expected a string, got number (and 2 more problems)",
+      ["text"],
+    ],
     ["an array", [base], "question: expected an object, got array", []],
   ])("refuses %s", (_name, json, message, path) => {
     const decoded = decodeQuestion(json);
     expect(decoded.isErr() && decoded.error).toEqual({ kind: "decode", message, path });
+  });
+});
+
+describe("decodeQuestion of hostile input", () => {
+  it("answers with an error, not a throw, when a getter throws", () => {
+    const hostile = {
+      id: "q",
+      text: "?",
+      get answer_type(): never {
+        throw new Error("boom");
+      },
+    };
+    const decoded = decodeQuestion(hostile);
+    expect(decoded.isErr() && decoded.error).toEqual({
+      kind: "decode",
+      message: "question: could not be decoded: boom",
+      path: [],
+    });
   });
 });
 
@@ -137,6 +214,11 @@ describe("encodeQuestion", () => {
     expect(text).toBe(
       '{"id":"apply_changes","text":"Apply the patch?","context":"p","answer_type":{"type":"text"}}',
     );
+  });
+
+  it("writes no default key for a default set to undefined", () => {
+    const question = { ...base, default: undefined } as unknown as Question;
+    expect(Object.keys(encodeQuestion(question))).toEqual(["id", "text", "answer_type"]);
   });
 
   it("drops fields that are not part of the wire shape", () => {

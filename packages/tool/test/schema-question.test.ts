@@ -45,6 +45,18 @@ describe.each(Object.entries(LIBRARIES))("defineSchemaQuestion with %s", (_, sch
   });
 });
 
+describe("answerFrom", () => {
+  it("finds this question's answer among others, even a falsy one", () => {
+    const { answerFrom } = defineSchemaQuestion({
+      id: "count",
+      text: "How many?",
+      schema: z.number(),
+    })._unsafeUnwrap();
+    expect(answerFrom({ other: 1, count: 0 })).toBe(0);
+    expect(answerFrom({ other: 1 })).toBeUndefined();
+  });
+});
+
 describe("the answer's type is inferred", () => {
   it("for zod, ArkType and Valibot alike", () => {
     const zod = defineSchemaQuestion({ id: "r", text: "?", schema: LIBRARIES.zod })._unsafeUnwrap();
@@ -108,6 +120,61 @@ describe("refusals", () => {
       field: "answer_type",
       message:
         "schema does not implement Standard JSON Schema (`~standard.jsonSchema`): use zod 4, ArkType, or Valibot's toStandardJsonSchema(schema)",
+    });
+  });
+
+  it.each<[string, unknown]>([
+    ["a plain object", {}],
+    ["undefined", undefined],
+    ["null", null],
+  ])("%s given as the schema (an untyped caller), without throwing", (_name, schema) => {
+    const refused = defineSchemaQuestion({ id: "x", text: "?", schema: schema as never });
+    expect(refused._unsafeUnwrapErr()).toEqual({
+      kind: "invalid-question",
+      field: "answer_type",
+      message:
+        "schema does not implement Standard JSON Schema (`~standard.jsonSchema`): use zod 4, ArkType, or Valibot's toStandardJsonSchema(schema)",
+    });
+  });
+
+  // A Standard JSON Schema whose converter gives `written`, or throws what `written` throws.
+  const library = (written: () => unknown): StandardJsonSchema =>
+    ({
+      "~standard": {
+        version: 1,
+        vendor: "test",
+        validate: () => ({ value: undefined }),
+        jsonSchema: { input: written, output: written },
+      },
+    }) as unknown as StandardJsonSchema;
+
+  it("a library that throws while writing the schema, with its reason", () => {
+    const refused = defineSchemaQuestion({
+      id: "x",
+      text: "?",
+      schema: library(() => {
+        throw new Error("dates have no JSON Schema");
+      }),
+    });
+    expect(refused._unsafeUnwrapErr()).toEqual({
+      kind: "invalid-question",
+      field: "answer_type",
+      message: "schema cannot be written as JSON Schema: dates have no JSON Schema",
+    });
+  });
+
+  it.each<[string, unknown]>([
+    ["a string", "object"],
+    ["null", null],
+    ["an array", [{ type: "string" }]],
+    ["a number", 5],
+    ["a value JSON cannot write", { const: 1n }],
+  ])("a library that writes %s instead of a JSON object", (_name, written) => {
+    const refused = defineSchemaQuestion({ id: "x", text: "?", schema: library(() => written) });
+    expect(refused._unsafeUnwrapErr()).toEqual({
+      kind: "invalid-question",
+      field: "answer_type",
+      message: "schema cannot be written as JSON Schema: the library gave no JSON object",
     });
   });
 

@@ -4,6 +4,13 @@ import { type AnswerType, validateAnswer } from "../src/index.js";
 // Whether text holds no lone surrogate (what String.prototype.isWellFormed, ES2024, tells).
 const isWellFormed = (text: string) => !/\p{Cs}/u.test(text);
 
+// An object that holds itself, which JSON cannot write.
+const cyclic = (): unknown => {
+  const value: Record<string, unknown> = {};
+  value.self = value;
+  return value;
+};
+
 const colours: AnswerType = { type: "select", options: ["red", "green", "blue"] };
 const toppings: AnswerType = { type: "multi_select", options: ["cheese", "ham", "olives"] };
 const person: AnswerType = {
@@ -38,6 +45,12 @@ describe("validateAnswer refuses", () => {
   it.each<[string, AnswerType, unknown, string]>([
     ["a string for a boolean", { type: "boolean" }, "yes", 'expected true or false, got "yes"'],
     ["null for a boolean", { type: "boolean" }, null, "expected true or false, got null"],
+    [
+      "an array holding null for a boolean",
+      { type: "boolean" },
+      [null, { a: null }],
+      'expected true or false, got [null,{"a":null}]',
+    ],
     [
       "an unknown option",
       colours,
@@ -106,6 +119,48 @@ describe("validateAnswer refuses", () => {
       'does not match the JSON Schema: (root): must be equal to one of the allowed values (allowed: "a", "b")',
     ],
     [
+      "a const mismatch, naming the allowed value",
+      { type: "schema", schema: { const: "yes" } },
+      "no",
+      'does not match the JSON Schema: (root): must be equal to constant (allowed: "yes")',
+    ],
+    [
+      "a cycle (only possible from code)",
+      { type: "text" },
+      cyclic(),
+      "self: expected a JSON value, got a cycle",
+    ],
+    [
+      "a non-JSON value under a key that is not an identifier",
+      { type: "text" },
+      { "my key": Number.NaN },
+      '["my key"]: expected a JSON value, got NaN',
+    ],
+    [
+      "a non-JSON value under a key of an array item",
+      { type: "text" },
+      [1, { a: Number.NaN }],
+      "[1].a: expected a JSON value, got NaN",
+    ],
+    [
+      "an object without a constructor",
+      { type: "text" },
+      Object.create(Object.create(null)),
+      "expected a JSON value, got object",
+    ],
+    [
+      "an instance of an anonymous class",
+      { type: "text" },
+      new (class {})(),
+      "expected a JSON value, got object",
+    ],
+    [
+      "an object whose constructor's name is not a string",
+      { type: "text" },
+      Object.create({ constructor: { name: 42 } }),
+      "expected a JSON value, got object",
+    ],
+    [
       "a format mismatch (ajv-formats)",
       { type: "schema", schema: { type: "string", format: "email" } },
       "not an address",
@@ -135,6 +190,43 @@ describe("validateAnswer refuses", () => {
     const message = checked.isErr() ? checked.error.message : "";
     expect(isWellFormed(message)).toBe(true);
     expect(message).toBe(`expected true or false, got ${got}`);
+  });
+
+  it("writes a value of exactly 60 characters whole, emoji counted as one each", () => {
+    const ascii = validateAnswer({ type: "boolean" }, "x".repeat(58));
+    expect(ascii.isErr() && ascii.error.message).toBe(
+      `expected true or false, got "${"x".repeat(58)}"`,
+    );
+    // 58 emoji and the two quotes: 60 characters in 118 UTF-16 code units.
+    const emoji = validateAnswer({ type: "boolean" }, "😀".repeat(58));
+    expect(emoji.isErr() && emoji.error.message).toBe(
+      `expected true or false, got "${"😀".repeat(58)}"`,
+    );
+  });
+
+  it("names all of exactly twenty options without counting any more", () => {
+    const options = Array.from({ length: 20 }, (_, i) => `o${i}`);
+    const checked = validateAnswer({ type: "select", options }, "none");
+    expect(checked.isErr() && checked.error.message).toBe(
+      `expected one of ${options.map((o) => `"${o}"`).join(", ")}, got "none"`,
+    );
+  });
+
+  it("spells out the first five schema mismatches and counts the rest", () => {
+    const required = (names: string[]): AnswerType => ({
+      type: "schema",
+      schema: { required: names },
+    });
+    const missing = (names: string[]) =>
+      names.map((name) => `(root): must have required property '${name}'`).join("; ");
+    const five = validateAnswer(required(["a", "b", "c", "d", "e"]), {});
+    expect(five.isErr() && five.error.message).toBe(
+      `does not match the JSON Schema: ${missing(["a", "b", "c", "d", "e"])}`,
+    );
+    const seven = validateAnswer(required(["a", "b", "c", "d", "e", "f", "g"]), {});
+    expect(seven.isErr() && seven.error.message).toBe(
+      `does not match the JSON Schema: ${missing(["a", "b", "c", "d", "e"])} (and 2 more)`,
+    );
   });
 
   it("a long option made of emoji is named whole in the list of options", () => {
@@ -286,11 +378,32 @@ describe("schema answers", () => {
     }
   });
 
-  it("answers with invalid-schema for a select without options", () => {
-    const checked = validateAnswer({ type: "select", options: [] }, "a");
+  it.each<[string, AnswerType, unknown]>([
+    ["a select", { type: "select", options: [] }, "a"],
+    ["a multi_select, even for an empty choice", { type: "multi_select", options: [] }, []],
+  ])("answers with invalid-schema for %s without options", (_name, answerType, value) => {
+    const checked = validateAnswer(answerType, value);
     expect(checked.isErr() && checked.error).toEqual({
       kind: "invalid-schema",
       message: "the question offers no options to choose from",
+    });
+  });
+
+  it("answers with invalid-schema for an answer type it does not know (an untyped caller)", () => {
+    const checked = validateAnswer({ type: "colour" } as unknown as AnswerType, "red");
+    expect(checked.isErr() && checked.error).toEqual({
+      kind: "invalid-schema",
+      message: 'unknown answer type {"type":"colour"}',
+    });
+  });
+
+  it("answers with invalid-schema for a schema too deeply nested to read, not a throw", () => {
+    let schema: Record<string, unknown> = {};
+    for (let i = 0; i < 100_000; i++) schema = { not: schema };
+    const checked = validateAnswer({ type: "schema", schema } as AnswerType, "x");
+    expect(checked.isErr() && checked.error).toEqual({
+      kind: "invalid-schema",
+      message: "the JSON Schema does not compile: the schema is too deeply nested",
     });
   });
 });
@@ -315,6 +428,12 @@ describe("validateAnswer and deeply nested answers", () => {
     const checked = validateAnswer(anything, nest(100));
     expect(checked.isOk()).toBe(true);
     expect(JSON.parse(JSON.stringify(checked._unsafeUnwrap()))).toEqual(nest(100));
+  });
+
+  it("accepts null as the innermost value at exactly 100 levels", () => {
+    let value: unknown = null;
+    for (let i = 0; i < 100; i++) value = [value];
+    expect(refusal(anything, value)).toBe("accepted");
   });
 
   it("refuses one nested 101 levels deep, saying how deep an answer may be", () => {

@@ -81,6 +81,15 @@ describe("a schema's pattern is tested with a time limit", () => {
     expect(validateAnswer(pattern("^[A-Z]+$"), "hello").isErr()).toBe(true);
   });
 
+  it("a pattern keeps its out-of-time reason after another pattern runs out of time too", () => {
+    const first = pattern("^(e+)+$");
+    const second = pattern("^(f+)+$");
+    expect(validateAnswer(first, `${"e".repeat(40)}!`).isErr()).toBe(true);
+    expect(validateAnswer(second, `${"f".repeat(40)}!`).isErr()).toBe(true);
+    const again = validateAnswer(first, "eee");
+    expect(again.isErr() && again.error.message).toContain("ran out of time");
+  });
+
   it("a pattern with unicode classes keeps the schema's unicode reading", () => {
     expect(validateAnswer(pattern("^\\p{Lu}+$"), "ÄÖÜ").isOk()).toBe(true);
     expect(validateAnswer(pattern("^\\p{Lu}+$"), "äöü").isErr()).toBe(true);

@@ -58,4 +58,15 @@ describe("describeJson of deeply nested values", () => {
     expect(describeJson(nest(101))).toBe("array");
     expect(describeJson(nest(200_000))).toBe("array");
   });
+
+  it("counts objects as levels too", () => {
+    const nestObjects = (levels: number): unknown => {
+      let value: unknown = "x";
+      for (let i = 0; i < levels; i++) value = { a: value };
+      return value;
+    };
+    expect(describeJson(nestObjects(100))).toBe(`${'{"a":'.repeat(11)}{"a"…`);
+    expect(describeJson(nestObjects(101))).toBe("object");
+    expect(describeJson([nestObjects(100)])).toBe("array");
+  });
 });
