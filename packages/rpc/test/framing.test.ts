@@ -323,6 +323,36 @@ describe("batches (supported, JSON-RPC 2.0 §6)", () => {
     expect(await remote.next()).toMatchObject({ id: 1, error: { code: -32601 } });
   });
 
+  it("answers each request of a batch over 100 entries under its own id, and runs none", async () => {
+    const { remote, reports } = connect();
+    const requests = Array.from({ length: 101 }, (_, i) => ({
+      jsonrpc: "2.0",
+      id: i % 2 === 0 ? i : `r${i}`,
+      method: "initialize",
+      params: { protocol_version: 1, capabilities: { prompts: "rich" } },
+    }));
+    remote.send([...requests, { jsonrpc: "2.0", method: "ignored/notification" }, 7]);
+    const reply = (await remote.next()) as { id: unknown; error: { code: number } }[];
+    expect(reply.map((r) => r.id)).toEqual(requests.map((r) => r.id));
+    for (const r of reply) {
+      expect(r).toEqual({
+        jsonrpc: "2.0",
+        id: r.id,
+        error: {
+          code: -32600,
+          message:
+            "Invalid Request: not run: its batch of 103 entries is over the 100 one batch may hold",
+        },
+      });
+    }
+    expect(reports.map((r) => r.message)).toEqual([
+      expect.stringContaining("a batch of 103 entries"),
+    ]);
+    // None of them ran: the next request is the session's first hello.
+    remote.send(HELLO);
+    expect(await remote.next()).toMatchObject({ id: "hello", result: { session_id: "s1" } });
+  });
+
   it("answers a 1 MiB batch line with one error, not one per entry", async () => {
     const { remote } = connect();
     remote.write(

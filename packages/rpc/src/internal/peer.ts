@@ -54,9 +54,11 @@ const MAX_ABANDONED = 1024;
 export const MAX_UNSENT_BYTES = 1024 * 1024;
 
 /**
- * The most entries one batch may hold. A larger batch is answered with one `-32600` (id `null`)
- * and none of its entries is run: answered entry by entry, a 1 MiB line of `[1,1,1,…]` would
- * make this side write half a million errors (about 74 MB) at once.
+ * The most entries one batch may hold. None of a larger batch's entries is run. Each request in
+ * it that has an id gets a short `-32600` under that id, so that its sender does not wait for an
+ * answer for ever; anything else in it gets nothing, and a batch holding no such request gets one
+ * `-32600` (id `null`): answered entry by entry, a 1 MiB line of `[1,1,1,…]` would make this side
+ * write half a million errors (about 74 MB) at once.
  */
 export const MAX_BATCH_ENTRIES = 100;
 
@@ -334,8 +336,9 @@ export class RpcPeer {
     this.#writeLine(`[${parts.join(",")}]`);
   }
 
-  // A batch too large to run: one answer for all of it. Responses in it still fail the requests
-  // of ours they answer, which would otherwise wait for ever.
+  // A batch too large to run: none of it is run. Its requests are answered under their ids, and
+  // responses in it still fail the requests of ours they answer: both would otherwise wait for
+  // ever.
   #rejectBatch(entries: readonly unknown[]): void {
     const reason = `a batch of ${entries.length} entries, more than the ${MAX_BATCH_ENTRIES} one batch may hold; none of it was run (send the messages in smaller batches, or one per line)`;
     this.#report(`the peer sent ${reason}`);
@@ -345,7 +348,15 @@ export class RpcPeer {
         reason: `the response came in a batch of ${entries.length} entries, more than the ${MAX_BATCH_ENTRIES} one batch may hold`,
       });
     }
-    this.#send(invalidRequestMessage(null, reason));
+    const { requests } = idsOfEntries(entries);
+    if (requests.length === 0) {
+      this.#send(invalidRequestMessage(null, reason));
+      return;
+    }
+    // Short, so that what is written stays within a few times what was read.
+    const each = `not run: its batch of ${entries.length} entries is over the ${MAX_BATCH_ENTRIES} one batch may hold`;
+    const parts = requests.map((id) => JSON.stringify(invalidRequestMessage(id, each)));
+    this.#writeLine(`[${parts.join(",")}]`);
   }
 
   #receiveLine(text: string): void {
