@@ -1091,6 +1091,21 @@ describe("options a person can see and type back", () => {
       '`options[0]` " yes" and `options[1]` "yes " differ only by leading or trailing whitespace, which a person cannot see: keep one, without the whitespace',
     ],
     [
+      "options that are the same letters in other code points",
+      select(["caf\u00e9", "cafe\u0301", "tea"]),
+      '`options[0]` "caf\u00e9" and `options[1]` "cafe\u0301" are the same text written with different Unicode code points (a composed and a decomposed accent, for example), which a person cannot tell apart: keep one',
+    ],
+    [
+      "look-alike options of a multi_select in a form",
+      form({
+        id: "name",
+        text: "Name?",
+        answer_type: "multi_select",
+        options: ["A\u030a", "\u00c5", "B"],
+      }),
+      '`questions[0].options[0]` "A\u030a" and `questions[0].options[1]` "\u00c5" are the same text written with different Unicode code points (a composed and a decomposed accent, for example), which a person cannot tell apart: keep one',
+    ],
+    [
       "a blank option of a multi_select",
       { question: "Which?", answer_type: "multi_select", options: ["a", " "] },
       `${BLANK} \`options[1]\``,

@@ -371,14 +371,17 @@ function parseAnswerType(raw: Fields, at: string): Result<AnswerType, Problem> {
 /**
  * Why some options cannot be shown to a person as they are: a blank option cannot be seen or
  * picked, and whitespace around an option cannot be seen or typed back, so two options that differ
- * only by it look the same. Every blank or padded option is named (up to twenty), so that one
+ * only by it look the same, as do two written with different code points for the same letters
+ * (Unicode normalization). Every blank or padded option is named (up to twenty), so that one
  * correction fixes them all.
  */
 function optionsProblem(options: readonly string[], at: string): Problem | undefined {
   const blank: number[] = [];
   const padded: number[] = [];
   const byText = new Map<string, number>();
+  const byForm = new Map<string, number>();
   let twins: [number, number] | undefined;
+  let lookalikes: [number, number] | undefined;
   for (let i = 0; i < options.length; i++) {
     const option = options[i] as string;
     const text = option.trim();
@@ -390,6 +393,14 @@ function optionsProblem(options: readonly string[], at: string): Problem | undef
     const first = byText.get(text);
     if (first === undefined) byText.set(text, i);
     else if (twins === undefined && options[first] !== option) twins = [first, i];
+    // The same letters written with other code points (a composed "é" and "e" + U+0301) look the
+    // same on every screen.
+    const form = text.normalize("NFC");
+    const same = byForm.get(form);
+    if (same === undefined) byForm.set(form, i);
+    else if (lookalikes === undefined && (options[same] as string).trim() !== text) {
+      lookalikes = [same, i];
+    }
   }
   const name = (i: number) => `\`${at}options[${i}]\``;
   if (blank.length > 0) {
@@ -398,6 +409,10 @@ function optionsProblem(options: readonly string[], at: string): Problem | undef
   if (twins !== undefined) {
     const [a, b] = twins;
     return `${name(a)} ${show(options[a])} and ${name(b)} ${show(options[b])} differ only by leading or trailing whitespace, which a person cannot see: keep one, without the whitespace`;
+  }
+  if (lookalikes !== undefined) {
+    const [a, b] = lookalikes;
+    return `${name(a)} ${show(options[a])} and ${name(b)} ${show(options[b])} are the same text written with different Unicode code points (a composed and a decomposed accent, for example), which a person cannot tell apart: keep one`;
   }
   if (padded.length > 0) {
     const fix = (i: number) => `${name(i)} as ${show((options[i] as string).trim())}`;
