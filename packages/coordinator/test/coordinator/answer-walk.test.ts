@@ -42,11 +42,21 @@ describe.each([
       expect(answers.d).toBeUndefined();
       expect(Object.getPrototypeOf(answers)).toBe(Object.prototype);
       expect(String(answers)).toBe("[object Object]");
+      expect(Object.getOwnPropertyDescriptor(answers, "a")).toEqual(
+        Object.getOwnPropertyDescriptor({ a: "a!" }, "a"),
+      );
     });
 
     it("lists array-index ids first, as an object does", () => {
       const answers = walkOf("b", "10", "a", "2").snapshot();
       expect(Object.keys(answers)).toEqual(Object.keys(plus({ b: 1, 10: 1, a: 1, 2: 1 })));
+    });
+
+    it("lists only true array indices first: not 01, -1, 1.5 or 2 ** 32 - 1 and above", () => {
+      const ids = ["b", "01", "-1", "1.5", "4294967296", "4294967295", "4294967294", "7"];
+      const plain: Record<string, number> = { ...filler };
+      for (const id of ids) plain[id] = 1;
+      expect(Object.keys(walkOf(...ids).snapshot())).toEqual(Object.keys(plain));
     });
 
     it("keeps ids such as __proto__ and constructor as its own answers", () => {
@@ -58,6 +68,14 @@ describe.each([
         ...filler,
         ...JSON.parse('{"__proto__":"__proto__!","constructor":"constructor!"}'),
       });
+    });
+
+    it("takes a new prototype like an ordinary object, keeping its answers", () => {
+      const answers = walkOf("a").snapshot();
+      expect(Object.setPrototypeOf(answers, null)).toBe(answers);
+      expect(Object.getPrototypeOf(answers)).toBeNull();
+      expect(answers.a).toBe("a!");
+      expect({ ...answers }).toStrictEqual(plus({ a: "a!" }));
     });
 
     it("prints its answers", () => {
@@ -79,6 +97,8 @@ describe.each([
       expect(third).toStrictEqual(plus({ a: "a!", b: "b!" }));
       expect(walk.snapshot()).toStrictEqual(plus({ b: "b!", a: "again" }));
       expect(Object.keys(walk.snapshot())).toEqual(keys("b", "a"));
+      expect(Reflect.ownKeys(first)).toEqual(keys("a", "b"));
+      expect(Reflect.ownKeys(third)).toEqual(keys("a", "b"));
     });
 
     it("becomes an ordinary copy when a tool writes to it, leaving the walk alone", () => {
@@ -88,6 +108,7 @@ describe.each([
       delete answers.a;
       expect(answers).toStrictEqual(plus({ b: "b!", z: 1 }));
       expect(walk.snapshot()).toStrictEqual(plus({ a: "a!", b: "b!" }));
+      expect(["b" in answers, "z" in answers, "a" in answers]).toEqual([true, true, false]);
       const frozen = Object.freeze(walkOf("x").snapshot());
       expect(Object.isFrozen(frozen)).toBe(true);
       expect(frozen).toStrictEqual(plus({ x: "x!" }));
@@ -123,6 +144,16 @@ describe.each([
       expect(answersAddedSince(walk.snapshot(), plus({ a: "a!" }))).toBeUndefined();
       expect(answersAddedSince(earlier, walk.snapshot())).toBeUndefined();
       expect(answersAddedSince(walkOf("a", "b").snapshot(), earlier)).toBeUndefined();
+    });
+
+    it("is undefined when a tool wrote to both passes' answers", () => {
+      const walk = walkOf("a");
+      const earlier = walk.snapshot();
+      walk.set("b", 2, human);
+      const later = walk.snapshot();
+      (earlier as Record<string, unknown>).x = 1;
+      (later as Record<string, unknown>).y = 2;
+      expect(answersAddedSince(later, earlier)).toBeUndefined();
     });
 
     it.each([
@@ -181,6 +212,23 @@ describe("AnswerWalk.back", () => {
     expect(walk.canGoBack()).toBe(false);
   });
 
+  it("can go back again to an earlier human answer, after Back and after an answer given again", () => {
+    const walk = new AnswerWalk();
+    walk.set("a", 1, human);
+    walk.set("b", 2, human);
+    walk.back();
+    expect(walk.canGoBack()).toBe(true);
+    walk.set("b", 3, human);
+    walk.set("a", 4, human);
+    expect(walk.canGoBack()).toBe(true);
+    walk.back();
+    expect(walk.snapshot()).toStrictEqual({ b: 3 });
+    expect(walk.canGoBack()).toBe(true);
+    walk.back();
+    expect(walk.snapshot()).toStrictEqual({});
+    expect(walk.canGoBack()).toBe(false);
+  });
+
   it("never keeps a secret to pre-fill", () => {
     const walk = new AnswerWalk();
     walk.set("s", "hunter2", { prompted: true, secret: true });
@@ -203,5 +251,58 @@ describe("AnswerWalk as JSON", () => {
     ]);
     expect(AnswerWalk.fromJSON(json).snapshot()).toStrictEqual({ a: 1, b: 2 });
     expect(walk.disclosable()).toStrictEqual({ a: 1, b: 2 });
+  });
+});
+
+describe("AnswerWalk as JSON, pre-fill and what a resumed call holds", () => {
+  it("keeps the answers Back kept to pre-fill, for the resumed call", () => {
+    const walk = new AnswerWalk();
+    walk.set("a", 1, human);
+    walk.set("b", 2, human);
+    walk.back();
+    const json = JSON.parse(JSON.stringify(walk.toJSON()));
+    expect(json.prefill).toEqual([["b", 2]]);
+    const resumed = AnswerWalk.fromJSON(json);
+    expect(resumed.prefillFor("b")).toBe(2);
+    expect(resumed.snapshot()).toStrictEqual({ a: 1 });
+    expect(resumed.toJSON()).toEqual(walk.toJSON());
+  });
+
+  it("keeps no pre-fill when nothing was gone back over", () => {
+    const walk = new AnswerWalk();
+    walk.set("a", 1, human);
+    expect(walk.toJSON().prefill).toEqual([]);
+    const resumed = AnswerWalk.fromJSON(JSON.parse(JSON.stringify(walk.toJSON())));
+    expect(resumed.toJSON()).toEqual({
+      answers: [{ id: "a", value: 1, prompted: true, secret: false }],
+      prefill: [],
+    });
+  });
+
+  it("never resumes a secret's value, nor an answer without a value", () => {
+    const resumed = AnswerWalk.fromJSON({
+      answers: [
+        { id: "a", value: 1, prompted: true, secret: false },
+        { id: "s", value: "hunter2", prompted: true, secret: true },
+        { id: "n", prompted: false, secret: false },
+      ],
+      prefill: [],
+    });
+    expect(resumed.snapshot()).toStrictEqual({ a: 1 });
+    expect(resumed.disclosable()).toStrictEqual({ a: 1 });
+    expect(resumed.size).toBe(1);
+  });
+
+  it("discloses the answers as an ordinary object the model's text can be made from", () => {
+    const walk = new AnswerWalk();
+    walk.set("a", 1, human);
+    walk.set("__proto__", 2, configured);
+    const out = walk.disclosable();
+    expect(JSON.stringify(out)).toBe('{"a":1,"__proto__":2}');
+    expect(Object.getOwnPropertyDescriptor(out, "a")).toEqual(
+      Object.getOwnPropertyDescriptor({ a: 1 }, "a"),
+    );
+    out.a = 3;
+    expect(out.a).toBe(3);
   });
 });

@@ -1,3 +1,4 @@
+import { inspect } from "node:util";
 import { ConversationStream, createEvent, type JsonValue } from "@jp/conversation";
 import type { Question } from "@jp/tool";
 import { describe, expect, it } from "vitest";
@@ -259,6 +260,67 @@ describe("AnswerWalk.answeredByDefault", () => {
     walk.back();
     expect([...walk.answeredByDefault()]).toEqual(["d1"]);
     expect(walk.answeredByDefault().size).toBe(1);
+  });
+
+  it("keeps a person's answers a person's after Back and after an answer given again", () => {
+    const walk = new AnswerWalk();
+    walk.set("h1", 1, person);
+    walk.set("d", 2, nobody);
+    walk.set("h2", 3, person);
+    walk.back();
+    expect([...walk.answeredByDefault()]).toEqual(["d"]);
+    expect(walk.answeredByDefault().has("h1")).toBe(false);
+    walk.set("h3", 4, person);
+    walk.set("h1", 5, person);
+    expect([...walk.answeredByDefault()]).toEqual(["d"]);
+    expect(walk.disclosableByDefault()).toEqual([["d", 2]] as [string, JsonValue][]);
+  });
+
+  it("says a person's answer is not one nobody gave", () => {
+    const walk = new AnswerWalk();
+    walk.set("d", 1, nobody);
+    walk.set("h", 2, person);
+    const byDefault = walk.answeredByDefault();
+    expect(byDefault.has("d")).toBe(true);
+    expect(byDefault.has("h")).toBe(false);
+    expect(byDefault.has("never-asked")).toBe(false);
+  });
+
+  it("does not list an answer nobody gave on a later pass", () => {
+    const walk = new AnswerWalk();
+    walk.set("d1", 1, nobody);
+    const earlier = walk.answeredByDefault();
+    walk.set("d2", 2, nobody);
+    expect([...earlier]).toEqual(["d1"]);
+    expect(earlier.has("d2")).toBe(false);
+    expect([...walk.answeredByDefault()]).toEqual(["d1", "d2"]);
+  });
+
+  it("reads like the set of those ids, however a tool reads it", () => {
+    const walk = new AnswerWalk();
+    walk.set("d1", 1, nobody);
+    walk.set("h", 2, person);
+    walk.set("d2", 3, nobody);
+    const byDefault = walk.answeredByDefault();
+    const expected = new Set(["d1", "d2"]);
+    expect(byDefault.size).toBe(2);
+    expect([...byDefault.values()]).toEqual(["d1", "d2"]);
+    expect([...byDefault.keys()]).toEqual(["d1", "d2"]);
+    expect([...byDefault.entries()]).toEqual([...expected.entries()]);
+    const seen: unknown[] = [];
+    const self = {};
+    byDefault.forEach(function (this: unknown, value, key, set) {
+      seen.push([value, key, set === byDefault, this === self]);
+    }, self);
+    expect(seen).toEqual([
+      ["d1", "d1", true, true],
+      ["d2", "d2", true, true],
+    ]);
+    expect(Object.prototype.toString.call(byDefault)).toBe("[object Set]");
+    expect(inspect(byDefault)).toBe(inspect(expected));
+    expect(inspect(walk.answeredByDefault(), { colors: true })).toBe(
+      inspect(expected, { colors: true }),
+    );
   });
 
   it("is read back from the record, not from the walk's JSON, for a resumed call", () => {
