@@ -249,6 +249,19 @@ describe("save and load", () => {
     expect(await readJson(join(root, "b", "events.json"))).toStrictEqual(events);
   });
 
+  it("leaves the arguments and content of an event type it does not know as they are", async () => {
+    const events = [
+      { timestamp: "t", type: "turn_start" },
+      { timestamp: "t", type: "chat_request", content: "go" },
+      { timestamp: "t", type: "future_event", arguments: { a: b64("hi") }, content: b64("yo") },
+    ];
+    await writeConversation(join(root, "a"), { "metadata.json": metadata, "events.json": events });
+    const loaded = (await loadConversation(join(root, "a")))._unsafeUnwrap();
+    expect(loaded.stream.events[2]).toMatchObject({ arguments: { a: "aGk=" }, content: "eW8=" });
+    (await saveConversation(join(root, "b"), loaded))._unsafeUnwrap();
+    expect(await readJson(join(root, "b", "events.json"))).toStrictEqual(events);
+  });
+
   it("writes back byte for byte what it read: near-base64, a byte-order mark, long text, keys out of order", async () => {
     const text = `${JSON.stringify(
       [
@@ -654,6 +667,26 @@ describe("load errors", () => {
       file: "events.json",
       message: (p) =>
         new RegExp(`^${escapeRegExp(p)} is corrupt: \\[2\\]: inquiry_response: no \`outcome\``),
+    },
+    {
+      name: "a null entry at index 2",
+      files: { "metadata.json": metadata, "events.json": [...good, null] },
+      kind: "corrupt",
+      file: "events.json",
+      message: (p) => `${p} is corrupt: [2]: expected an event object, got null`,
+    },
+    {
+      name: "a tool response whose content is a number at index 2",
+      files: {
+        "metadata.json": metadata,
+        "events.json": [
+          ...good,
+          { timestamp: "t", type: "tool_call_response", id: "c", content: 42, is_error: false },
+        ],
+      },
+      kind: "corrupt",
+      file: "events.json",
+      message: (p) => new RegExp(`^${escapeRegExp(p)} is corrupt: \\[2\\]\\.content: `),
     },
     {
       name: "metadata.json without last_activated_at",
