@@ -2,9 +2,9 @@ import { mkdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { err, ok, Result } from "neverthrow";
 import type { z } from "zod";
-import { decodedOrUndefined, decodeEvent, encodeEvent } from "./codec.js";
+import { encodeEvent } from "./codec.js";
 import type { StoreError } from "./errors.js";
-import { isConfigDelta, isConversationEvent, type StreamEvent } from "./events.js";
+import { isConfigDelta, type StreamEvent } from "./events.js";
 import { AtRestReader, toDisk } from "./internal/at-rest.js";
 import {
   entriesText,
@@ -14,11 +14,7 @@ import {
 } from "./internal/exact-numbers.js";
 import { keepUnknownKeys } from "./internal/keep-unknown-keys.js";
 import { lazy, zod } from "./internal/lazy.js";
-import {
-  holdsInexactNumber,
-  numbersSeen,
-  uncheckedFieldsHoldInexactNumber,
-} from "./internal/numbers-seen.js";
+import { numbersSeen } from "./internal/numbers-seen.js";
 import { readableJson } from "./internal/readable-json.js";
 import { type ConversationBytes, revisionOf } from "./internal/revision.js";
 import {
@@ -33,6 +29,7 @@ import {
   releaseSaveLock,
   type SaveLock,
 } from "./internal/save-lock.js";
+import { decodeStoredEntry, readStoredEntry } from "./internal/stored-entry.js";
 import { removeStaleTempFiles, tempPathFor } from "./internal/temp-files.js";
 import { isJsonObject, isPlainObject, type JsonObject, setOwn } from "./json.js";
 import { adoptEvents, type ConversationStream } from "./stream.js";
@@ -389,29 +386,17 @@ function decodeStoredEvents(
   numbersSeen.inexact = false;
   let inexact = false;
   for (let i = 0; i < json.length; i++) {
-    let plain: unknown;
-    try {
-      plain = reader.fromDisk(json[i]);
-    } catch {
-      // Only a pathologically nested entry can overflow the stack while decoding base64.
-      return err(corrupt(path, `[${i}]: too deeply nested`));
+    // Entries as this package and JP write them are read in one pass; the rest in several.
+    const fast = decodeStoredEntry(json[i], reader);
+    if (fast !== undefined) {
+      events.push(fast);
+      continue;
     }
-    const decoded = decodedOrUndefined(plain);
-    if (decoded === undefined) {
-      // Decoded again for the message, so that a good event costs no path and no Result.
-      return err(corrupt(path, decodeEvent(plain, [i])._unsafeUnwrapErr().message));
-    }
-    // A redacted response found with an answer is written back without it. Any other entry is
-    // written back as read: kept aside only when encoding it again would not give it back.
-    const stray = isPlainObject(plain) && plain.outcome === "redacted" && "answer" in plain;
-    if (!stray && (!reader.exact || encodeEvent(decoded) !== plain)) readFrom.set(decoded, json[i]);
-    if (!inexact) {
-      const known = decoded === plain && (isConversationEvent(decoded) || isConfigDelta(decoded));
-      inexact = known
-        ? uncheckedFieldsHoldInexactNumber(decoded as unknown as Record<string, unknown>)
-        : holdsInexactNumber(json[i]);
-    }
-    events.push(decoded);
+    const read = readStoredEntry(json[i], i, reader);
+    if (typeof read === "string") return err(corrupt(path, read));
+    if (read.keep) readFrom.set(read.event, json[i]);
+    inexact ||= read.inexact;
+    events.push(read.event);
   }
   // An entry holding an integer JSON.parse rounded (or a -0) is written back as its text.
   if (inexact || numbersSeen.inexact) {

@@ -1,5 +1,5 @@
 import { lazy, zod } from "./internal/lazy.js";
-import { numbersSeen } from "./internal/numbers-seen.js";
+import { noteNumber } from "./internal/numbers-seen.js";
 
 /** Any JSON value, as `JSON.parse` produces it. */
 export type JsonValue =
@@ -73,13 +73,6 @@ function checkDeep(value: unknown): boolean {
     for (const key in next) pending.push(next[key]);
   }
   return true;
-}
-
-// A number JSON.parse may not have read exactly (see internal/numbers-seen.ts).
-function noteNumber(value: number): void {
-  if (Number.isSafeInteger(value) ? value === 0 && 1 / value < 0 : Number.isInteger(value)) {
-    numbersSeen.inexact = true;
-  }
 }
 
 /** Whether `value` is a plain object (`{}` literal or `JSON.parse` output), not an array. */

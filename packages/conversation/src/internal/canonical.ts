@@ -17,7 +17,8 @@ function hasOnly(o: Obj, allowed: readonly string[]): boolean {
   return true;
 }
 
-function isSource(v: unknown): boolean {
+/** Whether `v` is a canonical `source` of an inquiry request. */
+export function isSource(v: unknown): boolean {
   if (!isPlainObject(v)) return false;
   switch (v.source) {
     case "tool":
@@ -36,7 +37,8 @@ function isOption(v: unknown): boolean {
   return optionalString(v.description);
 }
 
-function isAnswerType(v: unknown): boolean {
+/** Whether `v` is a canonical `answer_type` of a question (its options' own keys unchecked). */
+export function isAnswerType(v: unknown): boolean {
   if (!isPlainObject(v)) return false;
   switch (v.type) {
     case "boolean":

@@ -4,6 +4,13 @@
 // the data, whether the text of `events.json` needs to be looked at (see exact-numbers.ts).
 export const numbersSeen = { inexact: false };
 
+/** Notes `value` in {@link numbersSeen} if JSON.parse may have read it other than written. */
+export function noteNumber(value: number): void {
+  if (Number.isSafeInteger(value) ? value === 0 && 1 / value < 0 : Number.isInteger(value)) {
+    numbersSeen.inexact = true;
+  }
+}
+
 /** Whether `value` holds such a number; iterative, as entries may be nested deep. */
 export function holdsInexactNumber(value: unknown): boolean {
   const pending: unknown[] = [value];
