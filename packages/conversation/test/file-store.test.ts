@@ -99,6 +99,21 @@ describe("save and load", () => {
     ]);
   });
 
+  it("text outside ASCII in every file loads as it was saved", async () => {
+    const store = new FileConversationStore(root);
+    const conversation = store.create({ title: "Café ✓ 日本語" });
+    conversation.baseConfig = { note: "naïve ☃" };
+    conversation.stream.startTurn("¿Dónde está el archivo? 🗂");
+    conversation.stream
+      .tryAppend(createEvent("chat_response", { message: "Ça marche — 完了" }))
+      ._unsafeUnwrap();
+    (await store.save(conversation))._unsafeUnwrap();
+    const loaded = (await store.load(conversation.name))._unsafeUnwrap();
+    expect(loaded.metadata.title).toBe("Café ✓ 日本語");
+    expect(loaded.baseConfig).toStrictEqual({ note: "naïve ☃" });
+    expect(loaded.stream.events).toStrictEqual(conversation.stream.events);
+  });
+
   it("a new conversation without a base config keeps its layout across save and load", async () => {
     const store = new FileConversationStore(root);
     const conversation = store.create({ title: "No base config" });
