@@ -11,7 +11,12 @@ const NUMBER = /-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
 
 /** The exact text of an entry, written back in place of the value JSON.parse made of it. */
 export class RawEntry {
-  constructor(readonly text: string) {}
+  readonly text: string;
+
+  constructor(text: string) {
+    // A copy: a slice of a file's text would keep all of the text alive as long as the entry.
+    this.text = structuredClone(text);
+  }
 }
 
 /**
