@@ -181,7 +181,7 @@ async function loadRows(events: readonly StreamEvent[]): Promise<Row[]> {
       async () => {
         for (const file of files) JSON.parse(await readFile(file, "utf8"));
       },
-      11,
+      21,
       2,
     );
     const label = `${num(events.length)} events, ${(size / 1e6).toFixed(1)} MB on disk`;

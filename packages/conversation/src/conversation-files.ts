@@ -379,34 +379,36 @@ function decodeStoredEvents(
   text: string,
 ): Result<ConversationStream, StoreError> {
   if (!Array.isArray(json)) return err(corrupt(path, "expected an array of events"));
-  const events: StreamEvent[] = [];
+  // The parsed array becomes the stream's: each entry is replaced by its event where they differ.
+  const events = json as StreamEvent[];
   const reader = new AtRestReader();
   // Whether an entry holds a number JSON.parse may have changed: noted while known events are
   // checked, looked for in the rest (entries of unknown types, shapes the schemas read).
   numbersSeen.inexact = false;
   let inexact = false;
+  // Redacted responses found with an answer: written back without it, never as read.
+  const strays = new Set<number>();
   for (let i = 0; i < json.length; i++) {
+    const entry: unknown = json[i];
     // Entries as this package and JP write them are read in one pass; the rest in several.
-    const fast = decodeStoredEntry(json[i], reader);
-    if (fast !== undefined) {
-      events.push(fast);
-      continue;
-    }
-    const read = readStoredEntry(json[i], i, reader);
+    if (decodeStoredEntry(entry, reader) !== undefined) continue;
+    const read = readStoredEntry(entry, i, reader);
     if (typeof read === "string") return err(corrupt(path, read));
-    if (read.keep) readFrom.set(read.event, json[i]);
+    if (read.keep) readFrom.set(read.event, entry);
+    if (isPlainObject(entry) && entry.outcome === "redacted" && "answer" in entry) strays.add(i);
     inexact ||= read.inexact;
-    events.push(read.event);
+    events[i] = read.event;
   }
   // An entry holding an integer JSON.parse rounded (or a -0) is written back as its text.
   if (inexact || numbersSeen.inexact) {
     for (const [i, raw] of inexactEntries(text)) {
-      const entry = json[i];
-      const stray = isPlainObject(entry) && entry.outcome === "redacted" && "answer" in entry;
       const event = events[i];
-      if (!stray && event !== undefined) readFrom.set(event, raw);
+      if (!strays.has(i) && event !== undefined) readFrom.set(event, raw);
     }
   }
+  // Room to grow: the first append to the stream does not copy it.
+  events.push(undefined as never);
+  events.pop();
   return ok(adoptEvents(events));
 }
 

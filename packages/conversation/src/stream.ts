@@ -262,8 +262,8 @@ export class ConversationStream {
 }
 
 /**
- * A stream over `events` itself, not a copy (not part of the public API): for an array built
- * by pushing, which the caller hands over.
+ * A stream over `events` itself, not a copy (not part of the public API): for an array the
+ * caller hands over, with room to grow (built by pushing, or grown once).
  */
 export function adoptEvents(events: StreamEvent[]): ConversationStream {
   return adopt(events);

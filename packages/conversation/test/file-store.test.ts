@@ -362,6 +362,23 @@ describe("save and load", () => {
     expect(again.stream.events[5]).toMatchObject({ type: "tool_call_response", content: "done" });
   });
 
+  it("drops the answer of a redacted response read with one, also one holding such a number", async () => {
+    const redacted = `{"timestamp":"t","type":"inquiry_response","outcome":"redacted","id":"a.q.1","answer":12345678901234567891}`;
+    const text = `[\n  {"timestamp":"t","type":"chat_request","content":"x"},\n  ${redacted}\n]\n`;
+    await writeConversation(join(root, "a"), { "metadata.json": metadata, "events.json": text });
+    const loaded = (await loadConversation(join(root, "a")))._unsafeUnwrap();
+    expect(loaded.stream.events[1]).toStrictEqual({
+      timestamp: "t",
+      type: "inquiry_response",
+      outcome: "redacted",
+      id: "a.q.1",
+    });
+    (await saveConversation(join(root, "b"), loaded))._unsafeUnwrap();
+    const saved = await readFile(join(root, "b", "events.json"), "utf-8");
+    expect(saved).not.toContain("12345678901234567891");
+    expect(saved).not.toContain('"answer"');
+  });
+
   it.each([
     [
       "a tool's arguments",
