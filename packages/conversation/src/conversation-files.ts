@@ -207,7 +207,7 @@ export async function loadConversation(
   keepBytes(metadata.value, metadataBytes.value);
   const eventsBytes = await readRequired(join(dir, FILES.events));
   if (eventsBytes.isErr()) return err(eventsBytes.error);
-  const eventsText = textOf(eventsBytes.value);
+  const eventsText = eventsBytes.value.toString("utf-8");
   const eventsJson = parseJsonText(join(dir, FILES.events), eventsText);
   if (eventsJson.isErr()) return err(eventsJson.error);
   const stream = decodeStoredEvents(join(dir, FILES.events), eventsJson.value, eventsText);
@@ -421,18 +421,8 @@ async function readRequired(path: string): Promise<Result<Buffer, StoreError>> {
 }
 
 function parseJson(path: string, bytes: Buffer): Result<unknown, StoreError> {
-  return parseJsonText(path, textOf(bytes));
+  return parseJsonText(path, bytes.toString("utf-8"));
 }
-
-// A file's text. Text of ASCII only (every file whose strings are all base64 at rest or plain
-// English) is its own Latin-1, which Node.js copies without decoding: for a large file, a check
-// and a copy take a fraction of the time of UTF-8 decoding.
-function textOf(bytes: Buffer): string {
-  return isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf-8");
-}
-
-// From the module object, not an import (see internal/at-rest.ts).
-const { isAscii } = process.getBuiltinModule("node:buffer");
 
 function parseJsonText(path: string, text: string): Result<unknown, StoreError> {
   try {
