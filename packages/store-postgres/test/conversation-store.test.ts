@@ -68,6 +68,28 @@ describeWithPostgres("PostgresConversationStore", (ctx) => {
       expect((await store.list())._unsafeUnwrap()).toContain(conversation.name);
     });
 
+    it("saves text holding half of a character (a cut by UTF-16 index)", async () => {
+      const store = make();
+      const conversation = newConversation(store, "half");
+      // A model's reply cut between the two halves of an emoji, in text and in metadata.
+      const cut = "done \ud83d";
+      conversation.stream.startTurn("Hi");
+      conversation.stream.append(
+        createEvent("chat_response", { message: cut, metadata: { note: `x${cut}` } }),
+      );
+      conversation.metadata = { ...conversation.metadata, title: cut };
+      (await store.save(conversation))._unsafeUnwrap();
+      const loaded = (await store.load(conversation.name))._unsafeUnwrap();
+      // Files are written for JP, which reads no lone half: it becomes U+FFFD there. The
+      // database keeps the text as written.
+      const read = store instanceof FileConversationStore ? "done \ufffd" : cut;
+      expect(loaded.stream.events.at(-1)).toMatchObject({
+        message: read,
+        metadata: { note: `x${read}` },
+      });
+      expect(loaded.metadata.title).toBe(read);
+    });
+
     it("of two saves from one revision, one wins and the other is a conflict; nothing is lost", async () => {
       const store = make();
       const conversation = newConversation(store, "race");
