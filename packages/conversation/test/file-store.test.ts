@@ -721,6 +721,27 @@ describe("load errors", () => {
       message: (p) => new RegExp(`^${escapeRegExp(p)} is corrupt: \\[2\\]\\.content: `),
     },
     {
+      // 1e400 is no number a double holds: saved again, it would be written as null.
+      name: "a number past a double's range in an event's metadata at index 2",
+      files: {
+        "metadata.json": metadata,
+        "events.json": `[{"timestamp":"t","type":"turn_start"},{"timestamp":"t","type":"chat_request","content":"x"},{"timestamp":"t","type":"turn_start","metadata":{"note":"aGk=","n":1e400}}]`,
+      },
+      kind: "corrupt",
+      file: "events.json",
+      message: (p) => `${p} is corrupt: [2].metadata: turn_start: expected a JSON object`,
+    },
+    {
+      name: "a number past a double's range in a tool's arguments at index 2",
+      files: {
+        "metadata.json": metadata,
+        "events.json": `[{"timestamp":"t","type":"turn_start"},{"timestamp":"t","type":"chat_request","content":"x"},{"timestamp":"t","type":"tool_call_request","id":"c","name":"n","arguments":{"path":"YQ==","n":[-1e999]}}]`,
+      },
+      kind: "corrupt",
+      file: "events.json",
+      message: (p) => `${p} is corrupt: [2].arguments: tool_call_request: expected a JSON object`,
+    },
+    {
       name: "metadata.json without last_activated_at",
       files: { "metadata.json": { title: "x" }, "events.json": good },
       kind: "corrupt",

@@ -50,7 +50,8 @@ const MAX_DEPTH = 64;
 /**
  * The in-memory event of one entry of `events.json`, decoded in one pass, or `undefined`: the
  * entry takes the general path. `entry` must be `JSON.parse` output (no `undefined`, no class
- * instances, no non-finite numbers, no cycles). Its strings at rest are decoded in place; an
+ * instances, no cycles; a number past a double's range, such as `1e400`, is read as infinite and
+ * left to the general path, which refuses it). Its strings at rest are decoded in place; an
  * entry left to the general path is given back as it was. Numbers `JSON.parse` may have rounded
  * are noted in `numbersSeen`, as the general path notes them.
  */
@@ -193,7 +194,8 @@ function keysAmong(value: Obj, keys: readonly string[]): boolean {
 const replaced: unknown[] = [];
 
 // Decodes every string of a JSON container in place from base64 (numbers noted); false for one
-// nested deeper than MAX_DEPTH.
+// nested deeper than MAX_DEPTH or holding a number JSON.parse read as infinite (`1e400`), which
+// is not JSON data.
 function decodedInPlace(value: Obj | unknown[], reader: AtRestReader, depth: number): boolean {
   if (depth > MAX_DEPTH) return false;
   if (Array.isArray(value)) {
@@ -202,8 +204,10 @@ function decodedInPlace(value: Obj | unknown[], reader: AtRestReader, depth: num
       if (typeof item === "string") {
         replaced.push(value, i, item);
         value[i] = reader.decode(item);
-      } else if (typeof item === "number") noteNumber(item);
-      else if (typeof item === "object" && item !== null) {
+      } else if (typeof item === "number") {
+        noteNumber(item);
+        if (!Number.isFinite(item)) return false;
+      } else if (typeof item === "object" && item !== null) {
         if (!decodedInPlace(item as Obj | unknown[], reader, depth + 1)) return false;
       }
     }
@@ -214,8 +218,10 @@ function decodedInPlace(value: Obj | unknown[], reader: AtRestReader, depth: num
     if (typeof item === "string") {
       replaced.push(value, key, item);
       value[key] = reader.decode(item);
-    } else if (typeof item === "number") noteNumber(item);
-    else if (typeof item === "object" && item !== null) {
+    } else if (typeof item === "number") {
+      noteNumber(item);
+      if (!Number.isFinite(item)) return false;
+    } else if (typeof item === "object" && item !== null) {
       if (!decodedInPlace(item as Obj | unknown[], reader, depth + 1)) return false;
     }
   }

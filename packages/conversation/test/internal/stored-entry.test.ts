@@ -33,6 +33,7 @@ const CHANGES = [
   "value replaced",
   "integer past 2^53",
   "-0",
+  "past a double's range",
   "nested deep",
   "empty metadata",
   "redacted with answer",
@@ -95,6 +96,10 @@ function changed(
       return entry;
     case "-0":
       target.x = JSON.parse("-0");
+      return entry;
+    case "past a double's range":
+      // JSON.parse reads 1e400 as Infinity, which is no JSON data.
+      target.x = JSON.parse("[1e400]");
       return entry;
     case "nested deep": {
       let deep: unknown = "aGk=";
