@@ -14,6 +14,7 @@ import {
   type ElicitResult,
   ProtocolError,
   ProtocolErrorCode,
+  type Tool,
   type Transport,
 } from "@modelcontextprotocol/client";
 import { err, ok, type Result } from "neverthrow";
@@ -193,6 +194,10 @@ class Connection implements McpConnection {
   readonly #client: Client;
   readonly #host: SessionHost;
   readonly #remote = new Map<string, string>();
+  // Each tool's definition as the server listed it, by its name there: a call's result is
+  // checked against the output schema of the list the model was given, without the SDK looking
+  // it up in its response cache on every call.
+  readonly #listed = new Map<string, Tool>();
   // The calls of each conversation (a tool call's id is unique only within its conversation);
   // a conversation's entry goes once it holds nothing.
   readonly #conversations = new WeakMap<ConversationKey, ConversationCalls>();
@@ -288,6 +293,7 @@ class Connection implements McpConnection {
         return { kind: "list-tools-failed", server, message: checked.error };
       }
       const prefix = this.#options.prefix ?? "";
+      for (const tool of listed.tools) this.#listed.set(tool.name, tool);
       this.tools = checked.value.map((tool) => {
         this.#remote.set(`${prefix}${tool.name}`, tool.name);
         this.#executors.set(`${prefix}${tool.name}`, this.#executorOf(tool.name));
@@ -622,6 +628,7 @@ class Connection implements McpConnection {
       ...(earlier?.page_rounds === undefined ? {} : { pageRounds: earlier.page_rounds }),
       line,
       refused: (message) => this.#refuse(message, call.id),
+      definition: this.#listed.get(remote),
     });
   }
 

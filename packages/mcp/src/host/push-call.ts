@@ -6,7 +6,7 @@ import {
   type ToolCall,
 } from "@jp/coordinator";
 import type { Question } from "@jp/tool";
-import type { Client } from "@modelcontextprotocol/client";
+import type { Client, Tool } from "@modelcontextprotocol/client";
 import { cutNoted } from "../internal/json.js";
 import {
   ElicitingCall,
@@ -76,6 +76,7 @@ export interface LinePlace {
  */
 export class PushCall extends ElicitingCall {
   readonly #client: Client;
+  readonly #definition: Tool | undefined;
   readonly #maxPending: number;
   readonly #maxElicitations: number;
   // Elicitations the server pushed in this call (every run of its tool), queued or answered.
@@ -122,10 +123,13 @@ export class PushCall extends ElicitingCall {
       readonly line: LinePlace;
       /** Told about pages the call refuses to offer (see `onRefused`). */
       readonly refused: RefusalReporter;
+      /** The tool's definition as the server listed it (its output schema checks the result). */
+      readonly definition?: Tool | undefined;
     },
   ) {
     super(host, call, remoteName, options.prompted, options.gates, options.spent);
     this.#client = options.client;
+    this.#definition = options.definition;
     this.#maxPending = options.maxPending;
     this.#maxElicitations = options.maxElicitations;
     this.#refused = options.refused;
@@ -418,7 +422,11 @@ export class PushCall extends ElicitingCall {
     this.#client
       .callTool(
         { name: this.remoteName, arguments: this.call.arguments },
-        { signal: abort.signal, timeout: NO_SDK_TIMEOUT },
+        {
+          signal: abort.signal,
+          timeout: NO_SDK_TIMEOUT,
+          ...(this.#definition === undefined ? {} : { toolDefinition: this.#definition }),
+        },
       )
       .then(
         (value) => this.#settle({ ok: true, value }),
