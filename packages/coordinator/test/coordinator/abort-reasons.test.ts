@@ -434,6 +434,35 @@ describe("an LLM answer that arrives after the run stopped", () => {
   });
 });
 
+describe("an LLM inquiry that throws once the person stopped the run", () => {
+  it("is recorded as the person's cancel, and the tool never gets an answer", async () => {
+    const controller = new AbortController();
+    const asked = deferred();
+    const llm = new MockInquiryBackend(async (_input, signal) => {
+      asked.resolve();
+      await new Promise<void>((r) => signal.addEventListener("abort", () => r(), { once: true }));
+      throw new Error("request aborted");
+    });
+    const tool = asking([booleanQuestion()]);
+    const { stream, coordinator } = coordinatorFor({
+      tools: { deploy: { run: "unattended", questions: { confirm: { target: "assistant" } } } },
+      executors: new MockExecutorSource({ deploy: tool }),
+      inquiries: llm,
+    });
+    void asked.promise.then(() => controller.abort());
+
+    await coordinator.run([call("call_1", "deploy")], {
+      turn: new TurnState(),
+      signal: controller.signal,
+    });
+
+    expect(inquiryTrail(stream.events).filter((e) => "response" in e)).toEqual([
+      { response: "call_1.confirm.1", cancelled: "user" },
+    ]);
+    expect(tool.executions).toHaveLength(1);
+  });
+});
+
 describe("End Turn: what else was waiting is recorded as the turn having ended", () => {
   it("a queued question, a queued delivery, a running LLM inquiry and a running tool", async () => {
     const form = new MockExecutor(() => ({

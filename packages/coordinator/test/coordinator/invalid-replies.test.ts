@@ -149,3 +149,27 @@ describe("a person who replies with something that does not fit is asked again",
     ).toBe(true);
   });
 });
+
+describe("misfit replies that cannot be written as JSON", () => {
+  it("two such replies refused for different reasons, alternating, are new tries: answered at the fourth prompt", async () => {
+    const { result, confirmPrompts } = await runForm([
+      10n as unknown as JsonValue,
+      { a: 1n } as unknown as JsonValue,
+      10n as unknown as JsonValue,
+      true,
+    ]);
+    expect(result.responses[0]?.content).toBe('done: {"pick":"green","confirm":true}');
+    expect(confirmPrompts).toHaveLength(4);
+  });
+
+  it("the same such reply 3 times in a row fails that question", async () => {
+    const { result, confirmPrompts } = await runForm([
+      10n as unknown as JsonValue,
+      10n as unknown as JsonValue,
+      10n as unknown as JsonValue,
+      true,
+    ]);
+    expect(result.responses.map((r) => r.is_error)).toEqual([true]);
+    expect(confirmPrompts).toHaveLength(3);
+  });
+});

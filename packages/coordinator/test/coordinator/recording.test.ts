@@ -962,6 +962,21 @@ describe("answers from the LLM", () => {
     );
   });
 
+  it("no inquiry backend configured: the model reads that none is configured", async () => {
+    const { coordinator } = coordinatorFor({
+      tools: assistantTools("confirm"),
+      executors: new MockExecutorSource({ deploy: asking([booleanQuestion()]) }),
+    });
+
+    const { responses } = await coordinator.run([call("call_1", "deploy")], {
+      turn: new TurnState(),
+    });
+
+    expect(responses.map((r) => [r.content, r.is_error])).toEqual([
+      [inquiryFailed("deploy", "Go ahead?", "no inquiry backend is configured"), true],
+    ]);
+  });
+
   it("the inquiry backend gets a stream copy where the asking tool looks paused and nothing is unpaired", async () => {
     const otherMayFinish = deferred();
     let copy: ConversationStream | undefined;

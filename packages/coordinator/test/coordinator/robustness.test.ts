@@ -118,4 +118,39 @@ describe("an answer remembered while a prompt waits in line", () => {
       ["c2.q.1", "answered"],
     ]);
   });
+
+  it("does not settle a queued prompt whose question the remembered answer does not fit", async () => {
+    const human = new MockPromptBackend({
+      questions: [
+        { type: "answer", value: true, remember: true },
+        { type: "answer", value: "red" },
+      ],
+    });
+    // The same question id, a yes/no question in c1 and a choice of colours in c2.
+    const asks = new MockExecutor((input) =>
+      input.answers.q === undefined
+        ? {
+            type: "needs_input",
+            question:
+              input.call.id === "c1"
+                ? { id: "q", text: "Go on?", answer_type: { type: "boolean" } }
+                : { id: "q", text: "Colour?", answer_type: { type: "select", options: ["red"] } },
+          }
+        : { type: "success", content: `q=${String(input.answers.q)}` },
+    );
+    const { coordinator } = coordinatorFor({
+      tools: { t: { run: "unattended" } },
+      executors: new MockExecutorSource({ t: asks }),
+      prompts: human,
+    });
+    const { responses } = await coordinator.run(
+      [
+        { id: "c1", name: "t", arguments: {} },
+        { id: "c2", name: "t", arguments: {} },
+      ],
+      { turn: new TurnState() },
+    );
+    expect(responses.map((r) => r.content)).toEqual(["q=true", "q=red"]);
+    expect(human.questions.map((q) => q.tool_call_id)).toEqual(["c1", "c2"]);
+  });
 });

@@ -211,6 +211,45 @@ describe("answering a pending prompt", () => {
   });
 });
 
+describe("a resumed question a person answers live", () => {
+  it("a misfit reply is recorded and the question asked again as its next attempt, with the error", async () => {
+    const { stream, coordinator } = setup(UNATTENDED, { asker: form([q("a")]) });
+    await coordinator.run([call("call_1", "asker")], { turn: new TurnState(), suspend: true });
+    const human = new MockPromptBackend({
+      questions: [
+        { type: "answer", value: "yes" },
+        { type: "answer", value: true },
+      ],
+    });
+
+    const resumed = await new ToolCoordinator({
+      stream,
+      tools: UNATTENDED,
+      executors: new MockExecutorSource({ asker: form([q("a")]) }),
+      prompts: human,
+    }).resume();
+
+    expect(human.questions.map((r) => [r.inquiry_id, r.error])).toEqual([
+      ["call_1.a.1", undefined],
+      ["call_1.a.2", 'expected true or false, got "yes"'],
+    ]);
+    expect(
+      inquiryEvents(stream).map((e) =>
+        e.type === "inquiry_request" ? `request ${e.id}` : `${e.outcome} ${e.id}`,
+      ),
+    ).toEqual([
+      "request call_1.a.1",
+      "cancelled call_1.a.1",
+      "request call_1.a.2",
+      "answered call_1.a.2",
+    ]);
+    expect(toolResponses(stream)).toEqual([
+      { id: "call_1", content: '{"a":true}', is_error: false },
+    ]);
+    expect(resumed.pending).toEqual([]);
+  });
+});
+
 describe("deadlines", () => {
   async function expiredAt(tools: ToolsConfig, question: Question) {
     const { stream, coordinator } = setup(tools, { asker: form([question]) });

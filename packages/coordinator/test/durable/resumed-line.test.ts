@@ -145,3 +145,47 @@ describe("a prompt pending behind another when the turn was suspended", () => {
     expect(third.refusals).toEqual([]);
   });
 });
+
+describe("a question held in line when nobody can be asked", () => {
+  it("takes an answer remembered for the turn since, rather than the detached policy's refusal", async () => {
+    const answers: Record<string, unknown> = {};
+    const tool = new MockExecutor((input) => {
+      if (input.answers.q === undefined) {
+        return {
+          type: "needs_input",
+          question: { id: "q", text: "Go on?", answer_type: { type: "boolean" } },
+        };
+      }
+      answers[input.call.id] = input.answers.q;
+      return { type: "success", content: `q=${String(input.answers.q)}` };
+    });
+    const tools: ToolsConfig = { alpha: { run: "unattended" }, beta: { run: "unattended" } };
+    const stream = started();
+    const coordinatorFor = () =>
+      new ToolCoordinator({
+        stream,
+        tools,
+        executors: new MockExecutorSource({ alpha: tool, beta: tool }),
+      });
+    const calls = [
+      { id: "call_0", name: "alpha", arguments: {} },
+      { id: "call_1", name: "beta", arguments: {} },
+      { id: "call_2", name: "alpha", arguments: {} },
+    ];
+    await coordinatorFor().run(calls, { turn: new TurnState(), suspend: true });
+    answerPendingPrompt(stream, "call_0.q.1", {
+      type: "answer",
+      value: true,
+      remember: true,
+    })._unsafeUnwrap();
+    const second = await coordinatorFor().resume();
+    expect(second.pending.map((p) => p.prompt_id)).toEqual(["call_1.q.1", "call_2.q.1"]);
+    answerPendingPrompt(stream, "call_1.q.1", { type: "answer", value: false })._unsafeUnwrap();
+
+    const third = await coordinatorFor().resume({ suspend: false });
+
+    expect(third.pending).toEqual([]);
+    expect(third.refusals).toEqual([]);
+    expect(answers).toEqual({ call_0: true, call_1: false, call_2: true });
+  });
+});
