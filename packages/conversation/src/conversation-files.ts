@@ -395,7 +395,7 @@ function decodeStoredEvents(
     const read = readStoredEntry(entry, i, reader);
     if (typeof read === "string") return err(corrupt(path, read));
     if (read.keep) readFrom.set(read.event, entry);
-    if (isPlainObject(entry) && entry.outcome === "redacted" && "answer" in entry) strays.add(i);
+    if (read.stray) strays.add(i);
     inexact ||= read.inexact;
     events[i] = read.event;
   }

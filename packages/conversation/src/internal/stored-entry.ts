@@ -200,30 +200,33 @@ function decodedInPlace(value: Obj | unknown[], reader: AtRestReader, depth: num
   if (depth > MAX_DEPTH) return false;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const item = value[i];
-      if (typeof item === "string") {
-        replaced.push(value, i, item);
-        value[i] = reader.decode(item);
-      } else if (typeof item === "number") {
-        noteNumber(item);
-        if (!Number.isFinite(item)) return false;
-      } else if (typeof item === "object" && item !== null) {
-        if (!decodedInPlace(item as Obj | unknown[], reader, depth + 1)) return false;
-      }
+      if (!decodedItem(value as unknown as Obj, i, reader, depth)) return false;
     }
+  } else {
+    for (const key in value) if (!decodedItem(value, key, reader, depth)) return false;
+  }
+  return true;
+}
+
+// decodedInPlace for the item of `container` at `key`.
+function decodedItem(
+  container: Obj,
+  key: string | number,
+  reader: AtRestReader,
+  depth: number,
+): boolean {
+  const item = container[key];
+  if (typeof item === "string") {
+    replaced.push(container, key, item);
+    container[key] = reader.decode(item);
     return true;
   }
-  for (const key in value) {
-    const item = value[key];
-    if (typeof item === "string") {
-      replaced.push(value, key, item);
-      value[key] = reader.decode(item);
-    } else if (typeof item === "number") {
-      noteNumber(item);
-      if (!Number.isFinite(item)) return false;
-    } else if (typeof item === "object" && item !== null) {
-      if (!decodedInPlace(item as Obj | unknown[], reader, depth + 1)) return false;
-    }
+  if (typeof item === "number") {
+    noteNumber(item);
+    return Number.isFinite(item);
+  }
+  if (typeof item === "object" && item !== null) {
+    return decodedInPlace(item as Obj | unknown[], reader, depth + 1);
   }
   return true;
 }
@@ -243,6 +246,8 @@ export interface StoredEntry {
   readonly event: StreamEvent;
   /** Whether a save must write the entry as it was read: saving `event` would write it otherwise. */
   readonly keep: boolean;
+  /** A redacted response read with an answer: never written back as read, so the answer goes. */
+  readonly stray: boolean;
   /**
    * Whether the entry may hold a number JSON.parse rounded that `numbersSeen` did not note (the
    * loader then looks at the text of the file).
@@ -277,5 +282,5 @@ export function readStoredEntry(
   const inexact = known
     ? uncheckedFieldsHoldInexactNumber(event as unknown as Record<string, unknown>)
     : holdsInexactNumber(entry);
-  return { event, keep, inexact };
+  return { event, keep, stray, inexact };
 }

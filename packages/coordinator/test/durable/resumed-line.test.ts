@@ -25,6 +25,23 @@ function endingOf(stream: ConversationStream, callId: string) {
   };
 }
 
+// Three calls (alpha, beta, alpha again) both run by `tool`, and a coordinator over `stream`
+// made anew for each run, as a host does after a restart.
+function alphaBetaAlpha(stream: ConversationStream, tool: MockExecutor, tools: ToolsConfig) {
+  const coordinatorFor = () =>
+    new ToolCoordinator({
+      stream,
+      tools,
+      executors: new MockExecutorSource({ alpha: tool, beta: tool }),
+    });
+  const calls = [
+    { id: "call_0", name: "alpha", arguments: {} },
+    { id: "call_1", name: "beta", arguments: {} },
+    { id: "call_2", name: "alpha", arguments: {} },
+  ];
+  return { coordinatorFor, calls };
+}
+
 describe("a prompt pending behind another when the turn was suspended", () => {
   let dir: Awaited<ReturnType<typeof tempDir>>;
   beforeEach(async () => {
@@ -114,17 +131,7 @@ describe("a prompt pending behind another when the turn was suspended", () => {
     });
     const tools: ToolsConfig = { alpha: { run: "ask" }, beta: { run: "ask" } };
     const stream = started();
-    const coordinatorFor = () =>
-      new ToolCoordinator({
-        stream,
-        tools,
-        executors: new MockExecutorSource({ alpha: tool, beta: tool }),
-      });
-    const calls = [
-      { id: "call_0", name: "alpha", arguments: {} },
-      { id: "call_1", name: "beta", arguments: {} },
-      { id: "call_2", name: "alpha", arguments: {} },
-    ];
+    const { coordinatorFor, calls } = alphaBetaAlpha(stream, tool, tools);
     await coordinatorFor().run(calls, { turn: new TurnState(), suspend: true });
     // alpha is approved for the turn; call_2's prompt stays pending behind call_1's.
     answerPendingPrompt(stream, "call_0#permission", {
@@ -161,17 +168,7 @@ describe("a question held in line when nobody can be asked", () => {
     });
     const tools: ToolsConfig = { alpha: { run: "unattended" }, beta: { run: "unattended" } };
     const stream = started();
-    const coordinatorFor = () =>
-      new ToolCoordinator({
-        stream,
-        tools,
-        executors: new MockExecutorSource({ alpha: tool, beta: tool }),
-      });
-    const calls = [
-      { id: "call_0", name: "alpha", arguments: {} },
-      { id: "call_1", name: "beta", arguments: {} },
-      { id: "call_2", name: "alpha", arguments: {} },
-    ];
+    const { coordinatorFor, calls } = alphaBetaAlpha(stream, tool, tools);
     await coordinatorFor().run(calls, { turn: new TurnState(), suspend: true });
     answerPendingPrompt(stream, "call_0.q.1", {
       type: "answer",
