@@ -1,12 +1,20 @@
 // JSON.parse reads every number as a double: an integer past 2^53 (an id the model passed to a
-// tool, a u64 in a config delta) comes back rounded, and `-0` is written back as `0`. JP reads
-// such integers exactly, so writing the double back would change what was recorded. The entries
-// of `events.json` holding such a number are found here, by their text, to be written back as
-// they were read.
+// tool, a u64 in a config delta) comes back rounded, and a negative zero (`-0`, or `-0.0` as JP
+// writes a negative zero float, or a negative number too small for a double) is written back as
+// `0`. JP reads such numbers exactly, so writing the double back would change what was recorded.
+// The entries of `events.json` holding such a number are found here, by their text, to be
+// written back as they were read.
 
-// An integer of 16 or more digits is the only kind a double can round; `-0` loses its sign. A
-// file without either (nearly every file) is not scanned.
-const MAYBE_INEXACT = /[0-9]{16}|-0(?![.eE0-9])/;
+// What the text of every such number matches (a file matching nothing, nearly every file, is not
+// scanned):
+// - an integer a double can round has 16 or more digits;
+// - a negative number whose digits are all zero (`-0`, `-0.0`, `-0.000`, `-0e0`, `-0E+3`);
+// - a negative number JSON.parse rounds to zero, its magnitude at most 2^-1075 (about 2.5e-324):
+//   with a digit other than 0 before the point, its exponent is -324 or less, so of 3 or more
+//   digits (`-1e-400`); with `0.` before it, either that or more than 200 zeros after the point
+//   (an exponent of 2 digits at most needs 224).
+// Positive numbers, and negative ones such as `-0.5`, `-10` or `-1e-5`, match none of these.
+const MAYBE_INEXACT = /[0-9]{16}|-0(?:\.0*)?(?![.0-9])|-[0-9.]+[eE]-[0-9]{3}|-0\.0{200}/;
 const NUMBER = /-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
 
 /** The exact text of an entry, written back in place of the value JSON.parse made of it. */
@@ -21,7 +29,8 @@ export class RawEntry {
 
 /**
  * The text of each top-level entry of the JSON array `text` (valid JSON, already parsed) holding
- * an integer that JSON.parse does not give back exactly, by index. Empty for nearly every file.
+ * a number that JSON.parse does not give back exactly (an integer it rounds, or a negative zero
+ * however spelled), by index. Empty for nearly every file.
  */
 export function inexactEntries(text: string): Map<number, RawEntry> {
   const found = new Map<number, RawEntry>();
@@ -61,8 +70,14 @@ export function inexactEntries(text: string): Map<number, RawEntry> {
       if (match === null) continue;
       const token = match[0];
       // A scalar entry (depth 1) is not an event: the decoder refuses the file.
-      if (depth > 1 && match[1] === undefined && match[2] === undefined) {
-        if (String(Number(token)) !== token) inexact = true;
+      if (depth > 1 && !inexact) {
+        if (match[1] === undefined && match[2] === undefined) {
+          // An integer: `-0`, or one JSON.stringify does not write back as it was read.
+          if (String(Number(token)) !== token) inexact = true;
+        } else if (c === 45 && Number(token) === 0) {
+          // A fraction or an exponent, negative, that JSON.parse reads as zero: it reads -0.
+          inexact = true;
+        }
       }
       i += token.length - 1;
     }
@@ -70,7 +85,10 @@ export function inexactEntries(text: string): Map<number, RawEntry> {
   return found;
 }
 
-/** Whether the JSON text `text` holds an integer that JSON.parse does not give back exactly. */
+/**
+ * Whether the JSON text `text` holds a number that JSON.parse does not give back exactly: an
+ * integer it rounds, or a negative zero however spelled.
+ */
 export function hasInexactInteger(text: string): boolean {
   return MAYBE_INEXACT.test(text) && inexactEntries(`[[${text}]]`).size > 0;
 }

@@ -1,7 +1,8 @@
-// Whether JSON data checked since the last reset held an integer past 2^53 or a -0: numbers that
-// JSON.parse may have read other than written. Every number of a known event passes through
-// `isJsonValue` while it is decoded, so the loader learns from this flag, at no extra pass over
-// the data, whether the text of `events.json` needs to be looked at (see exact-numbers.ts).
+// Whether JSON data checked since the last reset held an integer past 2^53 or a -0 (spelled `-0`,
+// `-0.0` or `-1e-400` alike): numbers that JSON.parse may have read other than written. Every
+// number of a known event passes through `isJsonValue` while it is decoded, so the loader learns
+// from this flag, at no extra pass over the data, whether the text of `events.json` needs to be
+// looked at (see exact-numbers.ts).
 export const numbersSeen = { inexact: false };
 
 /** Notes `value` in {@link numbersSeen} if JSON.parse may have read it other than written. */

@@ -95,7 +95,8 @@ function changed(
       target[key === "type" ? "x" : key] = JSON.parse("12345678901234567890");
       return entry;
     case "-0":
-      target.x = JSON.parse("-0");
+      // Each spelling of a negative zero JSON.parse reads as -0.
+      target.x = JSON.parse(["-0", "-0.0", "-0.000", "-0e0", "-0E+3", "-1e-400"][n % 6] as string);
       return entry;
     case "past a double's range":
       // JSON.parse reads 1e400 as Infinity, which is no JSON data.
