@@ -55,6 +55,22 @@ async function run(calls: number, questions: number): Promise<void> {
   await coordinator.run(batch, { turn: new TurnState() });
 }
 
+/**
+ * `runs` one-call runs one after another in one turn, on one stream and coordinator, as an agent
+ * loop does when the model calls a tool many times before it answers: what a run costs must not
+ * grow with the turn recorded so far.
+ */
+async function runsInOneTurn(runs: number): Promise<void> {
+  const stream = ConversationStream.empty();
+  stream.startTurn("bench");
+  const coordinator = new ToolCoordinator({ stream, tools, executors, prompts: human });
+  for (let i = 0; i < runs; i++) {
+    await coordinator.run([{ id: `call_${i}`, name: "asker", arguments: { n: 1 } }], {
+      turn: new TurnState(),
+    });
+  }
+}
+
 // The machine's own speed at the same work without the coordinator: each call hands its question
 // to an instant person and back, with the JSON round trip of recording it and one promise hop, as
 // the issue's "bare hand-off" measures. A shared machine's speed varies by 2× from hour to hour;
@@ -132,6 +148,11 @@ export async function coordinatorBench(): Promise<Row[]> {
     "µs per question",
     points.map((p) => ({ n: p.n, perItem: p.perItem * 1000 })),
   );
+  const turnPoints = await perItemMs(sizes(), runsInOneTurn, { itemsPerSample: 10_000, rounds: 7 });
+  const turnTable = scaling(
+    "µs per run",
+    turnPoints.map((p) => ({ n: p.n, perItem: p.perItem * 1000 })),
+  );
   return [
     rateRow(
       "round-trips.100x10",
@@ -153,6 +174,15 @@ export async function coordinatorBench(): Promise<Row[]> {
       values: Object.fromEntries(table.points.map((p) => [`us@${p.n}`, p.perItem])),
       scaling: table,
       goal: atMost(table.ratio, 1.3, "flat: largest vs smallest n ≤ 1.3×"),
+    },
+    {
+      id: "coordinator.runs-in-one-turn",
+      suite: SUITE,
+      title: "per run, as n runs of one call asking one question follow each other in one turn",
+      measured: `${num(turnTable.points.at(-1)?.perItem ?? 0, 2)} µs per run at ${num(turnTable.points.at(-1)?.n ?? 0)} runs`,
+      values: Object.fromEntries(turnTable.points.map((p) => [`us@${p.n}`, p.perItem])),
+      scaling: turnTable,
+      goal: atMost(turnTable.ratio, 1.3, "flat: largest vs smallest n ≤ 1.3×"),
     },
   ];
 }

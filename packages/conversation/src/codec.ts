@@ -270,6 +270,8 @@ const PLACE_FIELDS: Readonly<Record<string, (given: Fields, event: Fields) => nu
     return placed;
   },
 };
+// Looked up by type for every event made; a `Map` keyed by the type's (interned) name.
+const PLACE_BY_TYPE = new Map(Object.entries(PLACE_FIELDS));
 
 /** The fields of a conversation event of type `T`, with an optional timestamp (default: now). */
 export type EventFields<T extends ConversationEventType> =
@@ -294,17 +296,17 @@ export function createEvent<T extends ConversationEventType>(
   const given = fields as Record<string, unknown> & { timestamp?: string };
   // `inCanonicalOrder` over the fields and the type, without copying the fields first: events
   // are made for every question and answer recorded.
+  const { timestamp } = given;
   const event: Record<string, unknown> = {
-    timestamp: given.timestamp === undefined ? formatTimestamp() : given.timestamp,
+    timestamp: timestamp === undefined ? formatTimestamp() : timestamp,
     type,
   };
-  const order = own(FIELD_ORDER, type) ?? [];
   // Own fields with a place: the known ones, and `timestamp` and `metadata`.
-  let placed = Object.hasOwn(given, "timestamp") ? 1 : 0;
-  const place = own(PLACE_FIELDS, type);
+  let placed = timestamp !== undefined || Object.hasOwn(given, "timestamp") ? 1 : 0;
+  const place = PLACE_BY_TYPE.get(type);
   if (place !== undefined) placed += place(given, event);
   else {
-    for (const key of order) {
+    for (const key of own(FIELD_ORDER, type) ?? []) {
       if (Object.hasOwn(given, key)) {
         event[key] = given[key];
         placed++;
@@ -312,19 +314,24 @@ export function createEvent<T extends ConversationEventType>(
     }
   }
   const { metadata } = given;
-  if (Object.hasOwn(given, "metadata")) placed++;
+  if (metadata !== undefined || Object.hasOwn(given, "metadata")) placed++;
   // Fields of no known place follow as given; the known ones (a handful) were copied above. The
-  // fields are looked through only when there are more of them than were placed: a `for…in` over
-  // objects of many shapes is the slowest step of making an event.
-  const keys = Object.keys(given);
-  if (keys.length > placed) {
-    for (const key of keys) {
+  // fields are looked through only when there are more of them than were placed, counted without
+  // making an array of their names: a `for…in` over objects of many shapes is the slowest step
+  // of making an event. (An enumerable key inherited from a changed `Object.prototype` is
+  // counted too, and only sends the event the slow way, which copies own fields alone.)
+  let fieldCount = 0;
+  for (const _ in given) fieldCount++;
+  if (fieldCount > placed) {
+    const order = own(FIELD_ORDER, type) ?? [];
+    for (const key of Object.keys(given)) {
       if (key === "timestamp" || key === "type" || key === "metadata" || order.includes(key))
         continue;
       setOwn(event, key, given[key]);
     }
   }
-  if (isPlainObject(metadata) && Object.keys(metadata).length > 0) event.metadata = metadata;
+  if (metadata !== undefined && isPlainObject(metadata) && Object.keys(metadata).length > 0)
+    event.metadata = metadata;
   return event as unknown as EventOfType<T>;
 }
 

@@ -117,9 +117,11 @@ export class ConversationStream {
    */
   startTurn(request: string | Omit<ChatRequest, "type" | "timestamp">): [TurnStart, ChatRequest] {
     const timestamp = formatTimestamp();
-    const fields = typeof request === "string" ? { content: request } : request;
     const start = createEvent("turn_start", { timestamp });
-    const chat = createEvent("chat_request", { ...fields, timestamp });
+    const chat = createEvent(
+      "chat_request",
+      typeof request === "string" ? { content: request, timestamp } : { ...request, timestamp },
+    );
     this.#events.push(start, chat);
     this.#balance = newBalance();
     return [start, chat];
@@ -183,6 +185,15 @@ export class ConversationStream {
       }
     }
     return ok(undefined);
+  }
+
+  /**
+   * How many tool call requests (`"tool_call"`) or inquiry requests (`"inquiry"`) of the current
+   * turn with this `id` have no response yet: 0 when none (or no turn has started). Kept as
+   * events are appended, so asking costs the same in a long turn as in a short one.
+   */
+  openRequests(kind: "tool_call" | "inquiry", id: string): number {
+    return this.#currentTurn()?.[kind].get(id) ?? 0;
   }
 
   /**

@@ -488,3 +488,56 @@ describe("copies", () => {
     expect(copy.events[0]).toBe(events[0]);
   });
 });
+
+describe("openRequests", () => {
+  it("counts the current turn's requests of an id that have no response yet", () => {
+    const stream = ConversationStream.from([turnStart(), chat()]);
+    expect(stream.openRequests("tool_call", "t1")).toBe(0);
+    stream.append(call("t1"), call("t1"), call("t2"));
+    expect(stream.openRequests("tool_call", "t1")).toBe(2);
+    expect(stream.openRequests("tool_call", "t2")).toBe(1);
+    stream.append(result("t1"));
+    expect(stream.openRequests("tool_call", "t1")).toBe(1);
+    stream.append(result("t1"), result("t2"));
+    expect(stream.openRequests("tool_call", "t1")).toBe(0);
+    expect(stream.openRequests("tool_call", "t2")).toBe(0);
+  });
+
+  it("keeps tool calls and inquiries apart", () => {
+    const stream = ConversationStream.from([turnStart(), chat(), call("t1"), ask("t1")]);
+    expect(stream.openRequests("tool_call", "t1")).toBe(1);
+    expect(stream.openRequests("inquiry", "t1")).toBe(1);
+    stream.append(answer("t1"));
+    expect(stream.openRequests("inquiry", "t1")).toBe(0);
+    expect(stream.openRequests("tool_call", "t1")).toBe(1);
+  });
+
+  it("counts only the current turn: a new turn starts with nothing open", () => {
+    const stream = ConversationStream.from([turnStart(), chat(), call("t1")]);
+    expect(stream.openRequests("tool_call", "t1")).toBe(1);
+    stream.startTurn("again");
+    expect(stream.openRequests("tool_call", "t1")).toBe(0);
+  });
+
+  it("is 0 before any turn has started", () => {
+    expect(ConversationStream.empty().openRequests("tool_call", "t1")).toBe(0);
+  });
+
+  it("reads a decoded stream's last turn, a refused append changing nothing", () => {
+    const json = [turnStart(), chat(), call("t1"), result("t1"), call("t1"), call("t2")];
+    const stream = ConversationStream.decode(structuredClone(json))._unsafeUnwrap();
+    expect(stream.openRequests("tool_call", "t1")).toBe(1);
+    expect(stream.openRequests("tool_call", "t2")).toBe(1);
+    // The batch is refused as a whole (its second response has no request): nothing is counted.
+    expect(stream.tryAppend(result("t1"), result("t3")).isErr()).toBe(true);
+    expect(stream.openRequests("tool_call", "t1")).toBe(1);
+  });
+
+  it("after sanitize() counts the repaired turn", () => {
+    const stream = ConversationStream.from([turnStart(), chat(), call("t1")]);
+    expect(stream.openRequests("tool_call", "t1")).toBe(1);
+    // JP's repair answers the dangling call.
+    stream.sanitize();
+    expect(stream.openRequests("tool_call", "t1")).toBe(0);
+  });
+});

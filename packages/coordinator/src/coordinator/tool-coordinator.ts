@@ -246,7 +246,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
   ): Promise<RunResult> {
     promptTimeout(options.promptTimeoutMs); // a bad limit rejects before anything is recorded
     suspendDeadline(options.suspend);
-    const recorded = openRequestCounts(this.#options.stream.events);
+    const recorded = openRequestCounts(this.#options.stream, calls);
     const requests = calls.map((call) => this.#recordRequest(call, recorded));
     return this.#cycle(requests, { ...options, turn: options.turn });
   }
@@ -620,18 +620,18 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
   }
 }
 
-// The current turn's tool calls without a response yet, counted per id.
-function openRequestCounts(events: readonly StreamEvent[]): Map<string, number> {
+// Of the current turn's tool calls without a response yet, those `calls` name, counted per id:
+// asked of the stream, which keeps them as it grows, so a run costs the same late in a long turn.
+function openRequestCounts(
+  stream: ConversationStream,
+  calls: readonly { readonly id: string }[],
+): Map<string, number> {
   const open = new Map<string, number>();
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i] as StreamEvent;
-    if (event.type === "turn_start") break;
-    if (event.type !== "tool_call_request" && event.type !== "tool_call_response") continue;
-    const id = String((event as { id?: unknown }).id);
-    // Walking backwards, a response closes one of the requests seen later in this walk.
-    open.set(id, (open.get(id) ?? 0) + (event.type === "tool_call_request" ? 1 : -1));
+  for (const { id } of calls) {
+    if (open.has(id)) continue;
+    const count = stream.openRequests("tool_call", id);
+    if (count > 0) open.set(id, count);
   }
-  for (const [id, count] of open) if (count <= 0) open.delete(id);
   return open;
 }
 
