@@ -55,10 +55,18 @@ export function layerToolConfigs(...layers: readonly (ToolConfig | undefined)[])
  * const tools = layerToolsConfigs(builtinTools, userTools, runOverrides);
  */
 export function layerToolsConfigs(...layers: readonly (ToolsConfig | undefined)[]): ToolsConfig {
-  const names = new Set(layers.flatMap((layer) => (layer === undefined ? [] : Object.keys(layer))));
-  return Object.fromEntries(
-    [...names].map((name) => [name, layerToolConfigs(...layers.map((layer) => layer?.[name]))]),
-  );
+  const layered: Json = {};
+  for (const layer of layers) {
+    if (layer === undefined) continue;
+    for (const name of Object.keys(layer)) {
+      if (Object.hasOwn(layered, name)) continue;
+      const entries: (ToolConfig | undefined)[] = [];
+      for (const each of layers)
+        entries.push(each === undefined ? undefined : ownValue(each, name));
+      defineOwn(layered, name, layerToolConfigs(...entries));
+    }
+  }
+  return layered as ToolsConfig;
 }
 
 function layerTwo(lower: Json, upper: Json): Json {
@@ -77,13 +85,30 @@ function replace(lower: unknown, upper: unknown): unknown {
 function mergeEntries(lower: unknown, upper: unknown, mergeFor: (key: string) => Merge): unknown {
   if (!isPlainObject(lower) || !isPlainObject(upper)) return replace(lower, upper);
   const keys = new Set([...Object.keys(lower), ...Object.keys(upper)]);
-  const entries: [string, unknown][] = [];
+  const merged: Json = {};
   for (const key of keys) {
-    const value = mergeFor(key)(lower[key], upper[key]);
-    if (value !== undefined) entries.push([key, value]);
+    const value = mergeFor(key)(ownValue(lower, key), ownValue(upper, key));
+    if (value !== undefined) defineOwn(merged, key, value);
   }
-  // `Object.fromEntries` defines own properties, so a `__proto__` key stays a plain key.
-  return Object.fromEntries(entries);
+  return merged;
+}
+
+// A key one layer does not set is unset there, whatever `Object.prototype` holds under its name:
+// a tool or question called `toString` or `constructor` is read like any other.
+function ownValue<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+// An own property even for `__proto__`, which an assignment would take as the prototype.
+function defineOwn(record: Json, key: string, value: unknown): void {
+  if (key === "__proto__") {
+    Object.defineProperty(record, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  } else record[key] = value;
 }
 
 function mergeShallow(lower: unknown, upper: unknown): unknown {

@@ -63,10 +63,19 @@ export function resolveToolConfig(tools: ToolsConfig, name: string): ResolvedToo
     style: { ...style, hidden: style.hidden ?? false },
     questions: tool?.questions ?? {},
     options: tool?.options ?? {},
-    detached: Object.fromEntries(
-      PROMPT_KINDS.map((kind) => [kind, resolveDetached(tool, defaults, kind)]),
-    ) as Record<PromptKind, DetachedMode>,
+    detached: resolveDetachedModes(tool, defaults),
   };
+}
+
+// Each prompt kind's detached mode, in a table made without intermediate arrays: a coordinator
+// resolves each tool it runs once, and a host may make a coordinator per turn.
+function resolveDetachedModes(
+  tool: ToolConfig | undefined,
+  defaults: ToolConfig | undefined,
+): Record<PromptKind, DetachedMode> {
+  const modes: Partial<Record<PromptKind, DetachedMode>> = {};
+  for (const kind of PROMPT_KINDS) modes[kind] = resolveDetached(tool, defaults, kind);
+  return modes as Record<PromptKind, DetachedMode>;
 }
 
 /** RFD 081: each `enable` field on its own, tool → `"*"` → `{state: true, allow_toggle: "any"}`. */

@@ -238,6 +238,38 @@ describe("layerToolsConfigs", () => {
     expect(layerToolsConfigs(undefined, user, undefined)).toEqual(layerToolsConfigs(user));
   });
 
+  it.each(["toString", "constructor", "valueOf", "hasOwnProperty"])(
+    "keeps a tool named %s that only a lower layer configures",
+    (name) => {
+      const lower = JSON.parse(`{"${name}": {"run": "unattended"}}`) as ToolsConfig;
+      const layered = layerToolsConfigs(lower, { other: { run: "ask" } });
+      expect(Object.hasOwn(layered, name)).toBe(true);
+      expect(layered[name]).toEqual({ run: "unattended" });
+      expect(resolveToolConfig(layered, name).run).toBe("unattended");
+      expect(parseToolsConfig(layered).isOk()).toBe(true);
+    },
+  );
+
+  it("keeps a question named toString that only a lower layer configures", () => {
+    const lower = JSON.parse(
+      '{"t": {"questions": {"toString": {"target": "assistant"}}}}',
+    ) as ToolsConfig;
+    const upper: ToolsConfig = { t: { questions: { other: { target: "user" } } } };
+    const layered = layerToolsConfigs(lower, upper);
+    expect(layered.t?.questions).toEqual({
+      toString: { target: "assistant" },
+      other: { target: "user" },
+    });
+  });
+
+  it("keeps a tool named __proto__ a plain key", () => {
+    const lower = JSON.parse('{"__proto__": {"run": "unattended"}}') as ToolsConfig;
+    const layered = layerToolsConfigs(lower, { other: { run: "ask" } });
+    expect(Object.hasOwn(layered, "__proto__")).toBe(true);
+    expect(Object.getPrototypeOf(layered)).toBe(Object.prototype);
+    expect(resolveToolConfig(layered, "__proto__").run).toBe("unattended");
+  });
+
   it("resolves per-run overrides over user config over built-ins", () => {
     const tools = layerToolsConfigs(builtins, user, overrides);
     expect(resolveToolConfig(tools, "fs_modify_file")).toMatchObject({

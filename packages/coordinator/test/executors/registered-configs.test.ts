@@ -41,6 +41,21 @@ describe("a built-in's registered configuration", () => {
     });
   });
 
+  it.each(["toString", "constructor"])(
+    "holds for a built-in named %s when the host configures other tools",
+    async (name) => {
+      const prompts = new MockPromptBackend();
+      const { coordinator } = coordinatorFor({
+        tools: { "*": { run: "ask" }, other: { run: "ask" } },
+        executors: builtinExecutorSource({ [name]: quiet }),
+        prompts,
+      });
+      const { responses } = await coordinator.run([call("c1", name)], { turn: new TurnState() });
+      expect(responses[0]?.content).toBe("done");
+      expect(prompts.requests).toEqual([]);
+    },
+  );
+
   it("is under the host's configuration: what the host writes wins", async () => {
     const prompts = new MockPromptBackend({ permissions: [{ type: "skip" }] });
     const { coordinator } = coordinatorFor({
