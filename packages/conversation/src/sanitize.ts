@@ -94,7 +94,9 @@ class Scan {
   readonly #firstChat: number;
   // The first index of the last turn: only there can a call be left open on purpose.
   readonly #lastTurn: number;
-  #suspendedIds: readonly string[] | undefined;
+  // The ids of the last turn's suspended calls, each with the `.` an inquiry id puts after it.
+  #suspendedIds: ReadonlySet<string> | undefined;
+  #longestSuspendedId = 0;
   readonly #calls: Open = new Map();
   readonly #questions: Open = new Map();
 
@@ -170,12 +172,28 @@ class Scan {
   #isSuspendedQuestion(index: number): boolean {
     if (index < this.#lastTurn) return false;
     // Calls before the first chat request were dropped by step 1: they suspend nothing.
-    this.#suspendedIds ??= this.#events
-      .slice(Math.max(this.#lastTurn, this.#firstChat))
-      .filter(isSuspendedCall)
-      .map((call) => `${String((call as { id?: unknown }).id)}.`);
+    if (this.#suspendedIds === undefined) {
+      const ids = new Set<string>();
+      const events = this.#events;
+      for (let i = Math.max(this.#lastTurn, this.#firstChat); i < events.length; i++) {
+        const event = events[i] as StreamEvent;
+        if (!isSuspendedCall(event)) continue;
+        const prefix = `${String((event as { id?: unknown }).id)}.`;
+        ids.add(prefix);
+        this.#longestSuspendedId = Math.max(this.#longestSuspendedId, prefix.length);
+      }
+      this.#suspendedIds = ids;
+    }
+    if (this.#suspendedIds.size === 0) return false;
+    // An inquiry id is `<call id>.<question id>.<attempt>`, and a call id may hold dots itself:
+    // each prefix ending at a dot is looked up, so the cost does not grow with the number of
+    // suspended calls.
     const id = String((this.#events[index] as { id?: unknown }).id);
-    return this.#suspendedIds.some((prefix) => id.startsWith(prefix));
+    const limit = Math.min(id.length, this.#longestSuspendedId);
+    for (let dot = id.indexOf("."); dot !== -1 && dot < limit; dot = id.indexOf(".", dot + 1)) {
+      if (this.#suspendedIds.has(id.slice(0, dot + 1))) return true;
+    }
+    return false;
   }
 
   // Step 6: a turn that started but recorded nothing is dropped. Earlier steps remove no

@@ -72,4 +72,83 @@ describe("sanitize() and a deliberately suspended turn", () => {
     const report = stream.sanitize();
     expect(report.removed.map((c) => (c.event as { id?: string }).id)).toEqual(["call_10.other.1"]);
   });
+
+  it("tells the questions of suspended calls whose ids hold dots from those of other calls", () => {
+    const call = (id: string, suspended: boolean) => ({
+      timestamp: T,
+      type: "tool_call_request",
+      id,
+      name: "deploy",
+      arguments: {},
+      ...(suspended ? { metadata: { pending_prompt: { v: 1, prompt_id: `${id}.q.1` } } } : {}),
+    });
+    const question = (id: string) => ({
+      timestamp: T,
+      type: "inquiry_request",
+      id,
+      source: { source: "tool", name: "deploy" },
+      question: { text: "Go?", answer_type: { type: "boolean" } },
+    });
+    const stream = decode([
+      { timestamp: T, type: "turn_start" },
+      { timestamp: T, type: "chat_request", content: "Deploy it." },
+      call("a.b", true),
+      call("a.b.c.d", true),
+      call("a", false),
+      call("x.y", false),
+      question("a.b.q.1"),
+      question("a.b.c.d.q.1"),
+      question("a.q.1"),
+      question("a.bq.1"),
+      question("x.y.q.1"),
+      question("a.b"),
+    ]);
+    const report = stream.sanitize();
+    expect(report.removed.map((c) => (c.event as { id?: string }).id)).toEqual([
+      "a.q.1",
+      "a.bq.1",
+      "x.y.q.1",
+      "a.b",
+    ]);
+    expect(report.inserted.map((c) => (c.event as { id?: string }).id)).toEqual(["a", "x.y"]);
+  });
+
+  it("keeps every pending question of a turn with many suspended calls", () => {
+    const json: unknown[] = [
+      { timestamp: T, type: "turn_start" },
+      { timestamp: T, type: "chat_request", content: "Deploy all." },
+    ];
+    for (let i = 0; i < 500; i++) {
+      json.push({
+        timestamp: T,
+        type: "tool_call_request",
+        id: `call_${i}`,
+        name: "deploy",
+        arguments: {},
+        metadata: { pending_prompt: { v: 1, prompt_id: `call_${i}.confirm.1` } },
+      });
+    }
+    for (let i = 0; i < 500; i++) {
+      json.push({
+        timestamp: T,
+        type: "inquiry_request",
+        id: `call_${i}.confirm.1`,
+        source: { source: "tool", name: "deploy" },
+        question: { text: "Deploy?", answer_type: { type: "boolean" } },
+      });
+    }
+    json.push({
+      timestamp: T,
+      type: "inquiry_request",
+      id: "call_500.confirm.1",
+      source: { source: "tool", name: "deploy" },
+      question: { text: "Deploy?", answer_type: { type: "boolean" } },
+    });
+    const stream = decode(json);
+    const report = stream.sanitize();
+    expect(report.removed.map((c) => (c.event as { id?: string }).id)).toEqual([
+      "call_500.confirm.1",
+    ]);
+    expect(report.inserted).toEqual([]);
+  });
 });
