@@ -14,6 +14,7 @@ import {
 } from "./internal/exact-numbers.js";
 import { keepUnknownKeys } from "./internal/keep-unknown-keys.js";
 import { lazy, zod } from "./internal/lazy.js";
+import { metadataEditOf, withMetadataText } from "./internal/metadata-edit.js";
 import { numbersSeen } from "./internal/numbers-seen.js";
 import { readableJson } from "./internal/readable-json.js";
 import { type ConversationBytes, revisionOf } from "./internal/revision.js";
@@ -164,6 +165,20 @@ const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 // was read, so strings that were not base64 on disk stay that way.
 const readFrom = new WeakMap<StreamEvent, unknown>();
 
+// An event made from a loaded entry written back as its text by changing its metadata alone:
+// that text with the new metadata, so the entry's other numbers stay as they were read.
+// `undefined` for any other event (encoded as usual).
+function editedEntry(event: StreamEvent): RawEntry | undefined {
+  const edit = metadataEditOf(event);
+  if (edit === undefined) return undefined;
+  const raw = readFrom.get(edit.origin as StreamEvent);
+  if (!(raw instanceof RawEntry)) return undefined;
+  const { metadata } = toDisk(encodeEvent(event)) as { metadata?: unknown };
+  if (metadata !== undefined && !isPlainObject(metadata)) return undefined;
+  const text = withMetadataText(raw.text, metadata, edit.keys);
+  return text === undefined ? undefined : new RawEntry(text);
+}
+
 // The bytes a loaded `metadata.json` or `base_config.json` came from, when they hold an integer
 // JSON.parse rounded, with the JSON of the object as loaded: saved unchanged, the file is
 // written back as it was read, not with the rounded integer.
@@ -284,7 +299,7 @@ export async function writeConversation(
     }
     await removeStaleTempFiles(dir);
     const events = conversation.stream.events.map(
-      (event) => readFrom.get(event) ?? toDisk(encodeEvent(event)),
+      (event) => readFrom.get(event) ?? editedEntry(event) ?? toDisk(encodeEvent(event)),
     );
     const writeBase =
       conversation.layout === "base_config" && conversation.baseConfig !== undefined;

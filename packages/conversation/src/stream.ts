@@ -8,6 +8,7 @@ import {
   type StreamEvent,
   type TurnStart,
 } from "./events.js";
+import { noteMetadataEdit } from "./internal/metadata-edit.js";
 import type { Family } from "./internal/pairing.js";
 import { turnWindows } from "./internal/turns.js";
 import type { JsonObject, JsonValue } from "./json.js";
@@ -216,6 +217,7 @@ export class ConversationStream {
     const { metadata: _, ...rest } = event as StreamEvent & { metadata?: JsonObject };
     const next = Object.keys(metadata).length === 0 ? rest : { ...rest, metadata };
     this.#events[index] = next as StreamEvent;
+    noteMetadataEdit(next, event, key);
     return ok(undefined);
   }
 
