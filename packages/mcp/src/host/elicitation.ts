@@ -53,6 +53,10 @@ export class QuestionIds {
   // What each question handed out in this call (or recorded before a restart) asked: an opening
   // question its terms, a field FIELD_TERMS.
   readonly #gates: Map<string, string>;
+  // Per base and terms, the suffix the last id handed out had: every id below it is taken, or
+  // asked otherwise, for good (ids are only ever added), so a call that asks the same field many
+  // times does not try each earlier suffix again.
+  readonly #lastSuffix = new Map<string, number>();
 
   /**
    * Ids handed out before, e.g. by the process that asked a call's earlier questions, and what
@@ -107,10 +111,15 @@ export class QuestionIds {
     const clean = PLAIN_ID.test(base)
       ? base
       : base.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64) || "field";
-    let id = clean;
-    for (let n = 2; this.#used.has(id) || this.#askedOtherwise(id, terms); n++) {
+    const key = `${terms}\n${clean}`;
+    // Suffix 1 stands for the base itself: `name`, then `name_2`, `name_3`, ….
+    let n = this.#lastSuffix.get(key) ?? 1;
+    let id = n === 1 ? clean : `${clean}_${n}`;
+    while (this.#used.has(id) || this.#askedOtherwise(id, terms)) {
+      n++;
       id = `${clean}_${n}`;
     }
+    this.#lastSuffix.set(key, n);
     this.#used.add(id);
     this.#gates.set(id, terms);
     return id;

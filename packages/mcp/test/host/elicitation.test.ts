@@ -162,6 +162,33 @@ describe("question ids within one call", () => {
     ]).toEqual(["name", "name_2", "a_b_c", "field", "respond"]);
   });
 
+  it("hands out the first free id for each base and terms, asked many times over", () => {
+    // The rule, spelled out: the base, then `_2`, `_3`, … skipping ids taken and ids an
+    // opening question took for other terms.
+    const used = new Set<string>(["q_3"]);
+    const gates = new Map<string, string>([["q_5", "form A"]]);
+    const firstFree = (base: string, terms: string) => {
+      let id = base;
+      for (let n = 2; used.has(id) || (gates.has(id) && gates.get(id) !== terms); n++) {
+        id = `${base}_${n}`;
+      }
+      used.add(id);
+      gates.set(id, terms);
+      return id;
+    };
+    const ids = new QuestionIds(["q_3"], { q_5: "form A" });
+    const asked: [string, string][] = [];
+    for (let i = 0; i < 300; i++) {
+      const terms = ["field", "form A", "form B"][(i * 7) % 3] as string;
+      asked.push([["q", "r"][i % 2] as string, terms]);
+    }
+    const given = asked.map(([base, terms]) =>
+      terms === "field" ? ids.take(base) : ids.takeGate(base, terms),
+    );
+    expect(given).toEqual(asked.map(([base, terms]) => firstFree(base, terms)));
+    expect(new Set(given).size).toBe(given.length);
+  });
+
   it("a second elicitation in the same call gets its own ids", () => {
     const ids = new QuestionIds();
     const first = planElicitation(SIMPLE_TEXT_REQUEST, asker, ids)._unsafeUnwrap();
