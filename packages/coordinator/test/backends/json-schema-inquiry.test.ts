@@ -1,12 +1,18 @@
 import { ConversationStream, type JsonValue } from "@jp/conversation";
 import type { Question } from "@jp/tool";
 import { describe, expect, it, vi } from "vitest";
-import type { InquiryError, InquiryRequestInput } from "../../src/backends/inquiry-backend.js";
+import type {
+  InquiryBackend,
+  InquiryError,
+  InquiryRequestInput,
+} from "../../src/backends/inquiry-backend.js";
 import { inquiryPromptText, inquirySchemaFor } from "../../src/backends/inquiry-schema.js";
 import {
   createJsonSchemaInquiryBackend,
   type JsonSchemaCompletion,
 } from "../../src/backends/json-schema-inquiry.js";
+import { ToolCoordinator, TurnState } from "../../src/index.js";
+import { MockExecutor, MockExecutorSource } from "../../src/testing/index.js";
 
 const select: Question = {
   id: "color",
@@ -166,5 +172,57 @@ describe("createJsonSchemaInquiryBackend", () => {
       request: input,
     });
     expect(call?.stream).not.toBe(input.stream);
+  });
+
+  it("through the coordinator: the paused copy, repaired once, and never the same copy twice", async () => {
+    const seen: ConversationStream[] = [];
+    const complete = vi.fn<JsonSchemaCompletion>(async ({ stream }) => {
+      seen.push(stream);
+      // A host may change the copy it is given, e.g. by adding its prompt.
+      stream.startTurn("changed by the host");
+      return { answer: "red" };
+    });
+    const jsonSchema = createJsonSchemaInquiryBackend(complete);
+    // A backend that asks again with the same request (a host's retry).
+    const twice: InquiryBackend = {
+      async inquire(input, options) {
+        await jsonSchema.inquire(input, options);
+        return jsonSchema.inquire(input, options);
+      },
+    };
+    const stream = ConversationStream.empty();
+    stream.startTurn("Paint it.");
+    const paint = new MockExecutor((input) =>
+      input.answers.color === undefined
+        ? { type: "needs_input", question: select }
+        : { type: "success", content: `painted ${String(input.answers.color)}` },
+    );
+    const coordinator = new ToolCoordinator({
+      stream,
+      tools: { paint: { run: "unattended", questions: { color: { target: "assistant" } } } },
+      executors: new MockExecutorSource({ paint }),
+      inquiries: twice,
+    });
+    const { responses } = await coordinator.run([{ id: "call_1", name: "paint", arguments: {} }], {
+      turn: new TurnState(),
+    });
+    expect(responses[0]?.content).toBe("painted red");
+    expect(seen).toHaveLength(2);
+    expect(seen[0]).not.toBe(seen[1]);
+    // Each was the conversation with the call paused and the open question removed, and the
+    // second did not get what the host added to the first.
+    for (const copy of seen) {
+      const types = copy.events.map((e) => e.type);
+      expect(types.slice(0, 4)).toEqual([
+        "turn_start",
+        "chat_request",
+        "tool_call_request",
+        "tool_call_response",
+      ]);
+      expect(types).not.toContain("inquiry_request");
+      expect(types.filter((t) => t === "turn_start")).toHaveLength(2);
+    }
+    // The coordinator's own stream is untouched by either.
+    expect(stream.events.filter((e) => e.type === "turn_start")).toHaveLength(1);
   });
 });
