@@ -19,6 +19,7 @@ export type {
   StreamError,
 } from "./errors.js";
 export { formatPath } from "./errors.js";
+export { encodeEventText } from "./event-text.js";
 export type {
   ChatRequest,
   ChatResponse,

@@ -1,6 +1,7 @@
 import { err, ok, type Result } from "neverthrow";
-import { createEvent, decodedOrUndefined, decodeEvent, encodeEvent } from "./codec.js";
+import { createEvent, decodedOrUndefined, decodeEvent, encodeEvent, kindOf } from "./codec.js";
 import { type DecodeError, decodeError, type StreamError } from "./errors.js";
+import { rememberEventTexts } from "./event-text.js";
 import {
   type ChatRequest,
   type ConversationEvent,
@@ -72,6 +73,30 @@ export class ConversationStream {
       events.push(decoded);
     }
     return ok(new ConversationStream(events));
+  }
+
+  /**
+   * Decodes a JSON array of events (their in-memory form, as {@link ConversationStream.decode}
+   * takes) from its text. Never throws: text that is not JSON is an error too. An event whose
+   * text holds a number JSON.parse does not read exactly (an integer past 2^53, a `-0.0`) keeps
+   * that text, which `encodeEventText` writes back.
+   */
+  static decodeText(text: string): Result<ConversationStream, DecodeError> {
+    if (typeof text !== "string") {
+      return err(
+        decodeError([], `expected the text of a JSON array of events, got ${kindOf(text)}`),
+      );
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (cause) {
+      const reason = cause instanceof Error ? cause.message : String(cause);
+      return err(decodeError([], `expected a JSON array of events, got invalid JSON: ${reason}`));
+    }
+    const stream = ConversationStream.decode(json);
+    if (stream.isOk()) rememberEventTexts(text, json as unknown[], stream.value.#events);
+    return stream;
   }
 
   /** Every entry, in order. */

@@ -25,6 +25,7 @@ describe("the public barrel", () => {
       "createEvent",
       "decodeEvent",
       "encodeEvent",
+      "encodeEventText",
       "formatPath",
       "formatTimestamp",
       "inquiryResponseLine",

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import {
   ConversationStream,
-  encodeEvent,
+  encodeEventText,
   FileConversationStore,
   isConversationName,
   type SaveOptions,
@@ -49,7 +49,7 @@ interface ConversationRow {
   layout: StoredConversation["layout"];
   revision: string;
   event_count: number;
-  events: unknown;
+  events: string;
   rows: string;
   last: number | null;
 }
@@ -110,12 +110,14 @@ export class PostgresConversationStore {
     if (bad !== undefined) return err(bad);
     let row: ConversationRow | undefined;
     try {
-      // One statement, so the events are those of the revision read with them.
+      // One statement, so the events are those of the revision read with them. As text: the
+      // column keeps each event as written, and an integer past 2^53 or a -0.0 in it must not be
+      // read as a double (see ConversationStream.decodeText).
       const result = await this.#pool.query<ConversationRow>(
         `SELECT c.metadata, c.base_config, c.layout, c.revision, c.event_count,
                 e.events, e.rows, e.last
            FROM ${this.#n.conversations} c,
-           LATERAL (SELECT coalesce(json_agg(event ORDER BY seq), '[]'::json) AS events,
+           LATERAL (SELECT coalesce(json_agg(event ORDER BY seq), '[]'::json)::text AS events,
                            count(*) AS rows, max(seq) AS last
                       FROM ${this.#n.events} WHERE conversation = c.name) e
           WHERE c.name = $1`,
@@ -136,7 +138,7 @@ export class PostgresConversationStore {
     }
     const fields = storedFields(row.metadata, row.base_config);
     if (fields.isErr()) return err(this.#corrupt(name, fields.error));
-    const stream = ConversationStream.decode(row.events);
+    const stream = ConversationStream.decodeText(row.events);
     if (stream.isErr()) return err(this.#corrupt(name, stream.error.message));
     snapshots.set(stream.value, {
       store: this,
@@ -319,7 +321,7 @@ function planWrite(events: readonly StreamEvent[], snapshot: Snapshot | undefine
     const event = events[i] as StreamEvent;
     if (event !== before[i]) {
       changed.push([i, event]);
-      replaced.push(`[${i},${JSON.stringify(encodeEvent(event))}]`);
+      replaced.push(`[${i},${encodeEventText(event)}]`);
     }
   }
   const entries = events.slice(before.length);
@@ -341,6 +343,8 @@ function updateSnapshot(before: StreamEvent[], plan: Plan): void {
   for (const event of plan.entries) before.push(event);
 }
 
+// Each event as its JSON text: one decoded holding numbers JSON.parse does not read exactly is
+// written as it was read.
 function jsonArray(events: readonly StreamEvent[]): string {
-  return `[${events.map((event) => JSON.stringify(encodeEvent(event))).join(",")}]`;
+  return `[${events.map(encodeEventText).join(",")}]`;
 }

@@ -1,8 +1,7 @@
 import {
   ConversationStream,
   createEvent,
-  decodeEvent,
-  encodeEvent,
+  encodeEventText,
   type JsonObject,
   type StreamEvent,
 } from "@jp/conversation";
@@ -40,7 +39,7 @@ interface PromptRow {
   live: boolean;
   answered: boolean;
   prompt: unknown;
-  event: unknown;
+  event: string | null;
   known: boolean;
 }
 
@@ -65,7 +64,7 @@ export async function answerInTransaction(
   ]);
   const { rows } = await client.query<PromptRow>(
     `SELECT p.id, p.state, p.event_seq, p.secret, p.prompt, p.reply IS NOT NULL AS answered,
-            (p.state = 'suspended' OR p.live_until > now()) AS live, e.event, p.wake
+            (p.state = 'suspended' OR p.live_until > now()) AS live, e.event::text AS event, p.wake
        FROM ${n.prompts} p
        LEFT JOIN ${n.events} e ON e.conversation = p.conversation AND e.seq = p.event_seq
       WHERE p.conversation = $1 AND p.prompt_id = $2
@@ -104,7 +103,7 @@ export async function answerInTransaction(
       ],
     );
   } else {
-    const checked = answerMarker(row.event, row.event_seq as number, target);
+    const checked = answerMarker(row.event, target);
     if (checked.isErr()) return fail(checked.error);
     // The marker, the revision and the inbox row in one statement.
     await client.query(
@@ -129,19 +128,21 @@ export async function answerInTransaction(
 }
 
 // The stored `tool_call_request` with the reply in its marker, as answerPendingPrompt writes it
-// on the loaded stream.
+// on the loaded stream. Read and written as text, so that numbers JSON.parse does not read
+// exactly (an integer past 2^53, a -0.0) are written back as they were.
 function answerMarker(
-  stored: unknown,
-  seq: number,
+  stored: string | null,
   target: { promptId: string; reply: StoredReply; now: Date },
 ): Result<{ event: string; reply: StoredReply }, InboxError> {
-  const decoded = decodeEvent(stored, [seq]);
-  if (decoded.isErr()) return err(unknownPromptOf(target.promptId));
-  const stream = ConversationStream.from([decoded.value]);
+  const decoded = stored === null ? undefined : ConversationStream.decodeText(`[${stored}]`);
+  if (decoded === undefined || decoded.isErr() || decoded.value.length !== 1) {
+    return err(unknownPromptOf(target.promptId));
+  }
+  const stream = decoded.value;
   const answered = answerPendingPrompt(stream, target.promptId, target.reply, target.now);
   if (answered.isErr()) return err(answered.error);
   const event = stream.events[0] as StreamEvent;
-  return ok({ event: JSON.stringify(encodeEvent(event)), reply: replyOf(event) });
+  return ok({ event: encodeEventText(event), reply: replyOf(event) });
 }
 
 /** The prompt an answer names, as one read finds it (every column `null` when there is none). */
@@ -154,7 +155,7 @@ interface TargetRow {
   prompt: unknown;
   answered: boolean | null;
   open: boolean | null;
-  event: unknown;
+  event: string | null;
   revision: string | null;
   known: boolean;
 }
@@ -184,7 +185,7 @@ export class Answers {
       `SELECT t.ord, p.id, p.state, p.event_seq, p.secret, p.prompt, p.wake,
               p.reply IS NOT NULL AS answered,
               (p.state = 'suspended' OR p.live_until > now()) AS open,
-              e.event, c.revision, c.name IS NOT NULL AS known
+              e.event::text AS event, c.revision, c.name IS NOT NULL AS known
          FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t(conversation, prompt_id, ord)
          LEFT JOIN ${n.prompts} p ON p.conversation = t.conversation AND p.prompt_id = t.prompt_id
          LEFT JOIN ${n.conversations} c ON c.name = t.conversation
@@ -309,7 +310,7 @@ export class Answers {
       }
     }
     if (row.revision === null || row.event_seq === null) return undefined;
-    const checked = answerMarker(row.event, row.event_seq, target);
+    const checked = answerMarker(row.event, target);
     if (checked.isErr()) return err(checked.error);
     const { rowCount } = await this.#pool.query(
       this.#suspended([
