@@ -16,8 +16,8 @@ import {
   ToolCoordinator,
   TurnState,
 } from "@jp/coordinator";
-import { atMost, num, type Row } from "./report.js";
-import { medianAsyncMs, medianMs, medianPairAsyncMs, ms } from "./stats.js";
+import { atMost, num, type Row, scaling } from "./report.js";
+import { medianAsyncMs, medianMs, medianPairAsyncMs, ms, perItemMs, sizes } from "./stats.js";
 
 const SUITE = "durable questions";
 
@@ -67,6 +67,45 @@ async function resumeMs(stream: ConversationStream): Promise<number> {
   );
 }
 
+/** A turn suspended at `n` questions, one per call, and their prompt ids in line order. */
+async function suspendedAt(n: number): Promise<{ stream: ConversationStream; ids: string[] }> {
+  const conversation = new FileConversationStore(tmpdir()).create({ title: "bench" });
+  const { stream } = conversation;
+  stream.startTurn("Many questions");
+  const calls = Array.from({ length: n }, (_, i) => ({
+    id: `call_${i}`,
+    name: "asker",
+    arguments: {},
+  }));
+  const { pending } = await new ToolCoordinator({ stream, tools, executors }).run(calls, {
+    turn: new TurnState(),
+    suspend: true,
+  });
+  return { stream, ids: pending.map((p) => p.prompt_id) };
+}
+
+/**
+ * Per answer: n pending prompts of one turn answered one by one, then one resume. Up to 1,000
+ * prompts, which keeps the suite's run short.
+ */
+async function manyPendingPoints(): Promise<{ n: number; perItem: number }[]> {
+  const ns = sizes().filter((n) => n <= 1_000);
+  const turns = new Map<number, { stream: ConversationStream; ids: string[] }>();
+  for (const n of ns) turns.set(n, await suspendedAt(n));
+  return perItemMs(
+    ns,
+    async (n) => {
+      const turn = turns.get(n) as { stream: ConversationStream; ids: string[] };
+      const stream = turn.stream.clone();
+      for (const id of turn.ids) {
+        answerPendingPrompt(stream, id, { type: "answer", value: true })._unsafeUnwrap();
+      }
+      await new ToolCoordinator({ stream, tools, executors }).resume();
+    },
+    { itemsPerSample: 10_000, rounds: 5 },
+  );
+}
+
 /** Durable questions: resume overhead against the conversation's length, and listing cost. */
 export async function durableBench(): Promise<Row[]> {
   const rows: Row[] = [];
@@ -113,5 +152,20 @@ export async function durableBench(): Promise<Row[]> {
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
+
+  const table = scaling(
+    "µs per answer",
+    (await manyPendingPoints()).map((p) => ({ n: p.n, perItem: p.perItem * 1000 })),
+  );
+  rows.push({
+    id: "durable.many-pending",
+    suite: SUITE,
+    title:
+      "per answer, as n pending prompts of one suspended turn are answered one by one, then resumed",
+    measured: `${num(table.points.at(-1)?.perItem ?? 0, 2)} µs per answer at ${num(table.points.at(-1)?.n ?? 0)} prompts`,
+    values: Object.fromEntries(table.points.map((p) => [`us@${p.n}`, p.perItem])),
+    scaling: table,
+    goal: atMost(table.ratio, 1.3, "flat: largest vs smallest n ≤ 1.3×"),
+  });
   return rows;
 }

@@ -94,8 +94,18 @@ export function refused(ctx: RunContext, refusal: PromptRefusal): void {
  * has. A call that asks something new first, or finishes, gives its place up.
  */
 export class ResumedLine {
-  readonly #slots: { promptId: string; callId: string; open: boolean; joined: () => void }[] = [];
-  readonly #settled: Promise<void>[] = [];
+  readonly #slots: { readonly promptId: string; readonly callId: string; open: boolean }[] = [];
+  // Slot indices in line order, by prompt id and by call id: a slot is found without reading the
+  // others. Closed slots are skipped (and dropped from the front) as they are met.
+  readonly #byPrompt = new Map<string, number[]>();
+  readonly #byCall = new Map<string, number[]>();
+  // Every slot before `#first` is closed. `#gates` holds, by slot index `end`, what resolves once
+  // every slot before `end` is closed: what a prompt waits on is its place, not each prompt ahead.
+  #first = 0;
+  readonly #gates = new Map<
+    number,
+    { readonly passed: Promise<void>; readonly open: () => void }
+  >();
   // New prompts waiting to join, by prompt id: each joins after the one that came before it, so
   // that one let go by the line does not find itself behind one that came later and found the
   // line empty (a promise taking its ticks to settle would otherwise decide their order).
@@ -107,9 +117,10 @@ export class ResumedLine {
 
   constructor(prompts: readonly { readonly promptId: string; readonly callId: string }[]) {
     for (const { promptId, callId } of prompts) {
-      let joined!: () => void;
-      this.#settled.push(new Promise<void>((resolve) => (joined = resolve)));
-      this.#slots.push({ promptId, callId, open: true, joined });
+      const index = this.#slots.length;
+      this.#slots.push({ promptId, callId, open: true });
+      indexSlot(this.#byPrompt, promptId, index);
+      indexSlot(this.#byCall, callId, index);
     }
   }
 
@@ -118,14 +129,12 @@ export class ResumedLine {
    * {@link joined} right after it has.
    */
   waitFor(promptId: string, callId: string): Promise<void> | undefined {
-    const at = this.#slots.findIndex((slot) => slot.open && slot.promptId === promptId);
+    const at = this.#openSlot(promptId);
     // A new prompt of a call gives up that call's places: it was not asked where it stood.
     if (at === -1) this.releaseCall(callId);
     const waits: Promise<void>[] = [];
-    const end = at === -1 ? this.#slots.length : at;
-    for (let i = 0; i < end; i++) {
-      if (this.#slots[i]?.open) waits.push(this.#settled[i] as Promise<void>);
-    }
+    const ahead = this.#gate(at === -1 ? this.#slots.length : at);
+    if (ahead !== undefined) waits.push(ahead);
     if (at === -1) {
       if (this.#lastNewcomer !== undefined) waits.push(this.#lastNewcomer);
       if (waits.length === 0) return undefined;
@@ -145,7 +154,7 @@ export class ResumedLine {
    * it).
    */
   holds(promptId: string): boolean {
-    return this.#slots.some((slot) => slot.open && slot.promptId === promptId);
+    return this.#openSlot(promptId) !== -1;
   }
 
   /** The prompt has joined the queue (or will never be asked again): those behind it may go. */
@@ -157,27 +166,75 @@ export class ResumedLine {
       newcomer.done();
       return;
     }
-    const slot = this.#slots.find((s) => s.open && s.promptId === promptId);
-    if (slot === undefined) return;
-    slot.open = false;
-    slot.joined();
+    const at = this.#openSlot(promptId);
+    if (at !== -1) this.#close(at);
   }
 
   /** Resolves once every resumed prompt has joined the queue or been given up; undefined if all have. */
   allJoined(): Promise<void> | undefined {
-    const open = this.#settled.filter((_, i) => this.#slots[i]?.open === true);
-    return open.length === 0 ? undefined : Promise.all(open).then(() => undefined);
+    const all = this.#gate(this.#slots.length);
+    return all === undefined ? undefined : Promise.all([all]).then(() => undefined);
   }
 
   /** The call finished or suspended: it will not ask its resumed prompts any more. */
   releaseCall(callId: string): void {
-    for (const slot of this.#slots) {
-      if (slot.open && slot.callId === callId) {
-        slot.open = false;
-        slot.joined();
-      }
+    const slots = this.#byCall.get(callId);
+    if (slots === undefined) return;
+    // A slot, once closed, stays closed: the call's places are given up all at once.
+    this.#byCall.delete(callId);
+    for (const index of slots) if (this.#slots[index]?.open === true) this.#close(index);
+  }
+
+  // The first open slot of `promptId`, or -1.
+  #openSlot(promptId: string): number {
+    const slots = this.#byPrompt.get(promptId);
+    if (slots === undefined) return -1;
+    let skip = 0;
+    while (skip < slots.length && this.#slots[slots[skip] as number]?.open !== true) skip++;
+    if (skip === slots.length) {
+      this.#byPrompt.delete(promptId);
+      return -1;
+    }
+    if (skip > 0) slots.splice(0, skip);
+    return slots[0] as number;
+  }
+
+  // What resolves once every slot before `end` is closed, or undefined if every one is.
+  #gate(end: number): Promise<void> | undefined {
+    if (this.#first >= end) return undefined;
+    let gate = this.#gates.get(end);
+    if (gate === undefined) {
+      let open!: () => void;
+      const passed = new Promise<void>((resolve) => (open = resolve));
+      gate = { passed, open };
+      this.#gates.set(end, gate);
+    }
+    return gate.passed;
+  }
+
+  #close(index: number): void {
+    const slot = this.#slots[index];
+    if (slot === undefined || !slot.open) return;
+    slot.open = false;
+    if (index !== this.#first) return;
+    const from = this.#first;
+    let first = from + 1;
+    while (first < this.#slots.length && this.#slots[first]?.open !== true) first++;
+    this.#first = first;
+    if (this.#gates.size === 0) return;
+    for (let end = from + 1; end <= first; end++) {
+      const gate = this.#gates.get(end);
+      if (gate === undefined) continue;
+      this.#gates.delete(end);
+      gate.open();
     }
   }
+}
+
+function indexSlot(index: Map<string, number[]>, key: string, slot: number): void {
+  const slots = index.get(key);
+  if (slots === undefined) index.set(key, [slot]);
+  else slots.push(slot);
 }
 
 /** Why no human can be asked: `--non-interactive`, no backend, or the backend says nobody is there. */

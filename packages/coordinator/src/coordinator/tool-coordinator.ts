@@ -35,6 +35,8 @@ import {
   checkAnswerInMemory,
   findMarkers,
   isExpired,
+  markersById,
+  markersRewritten,
   type PendingPrompt,
   pendingPromptOf,
   unreadableMarkers,
@@ -274,8 +276,9 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     const now = options.now ?? new Date();
     const found = findMarkers(stream);
     const inMemory = new Map<string, StoredReply>();
+    const byId = markersById(found);
     for (const [promptId, value] of Object.entries(options.answers ?? {})) {
-      const checked = checkAnswerInMemory(found, promptId, value);
+      const checked = checkAnswerInMemory(byId, promptId, value);
       if (checked.isErr()) throw new ResumeAnswerError(checked.error);
       inMemory.set(promptId, checked.value);
     }
@@ -298,6 +301,7 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
       // The stream goes back to what a live run writes; a call that suspends again is marked anew.
       appendOrThrowResult(stream.setMetadata(index, PENDING_METADATA_KEY, undefined));
     }
+    markersRewritten(stream);
     const requests = found.map(({ event, marker }) => {
       const { id, name, arguments: args } = event as ToolCallRequest;
       return { call: { id, name, arguments: args }, resume: marker };
@@ -479,11 +483,15 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
     const seqOf = (request: PromptRequest, i: number) =>
       ctx.suspensions.get(request) ?? ctx.suspensions.size + i;
     // The turn's state is kept once, on the first prompt in line.
-    const first = Math.min(
-      ...outcomes.flatMap((o, i) =>
-        o.suspended === undefined ? [] : [seqOf(o.suspended.request, i)],
-      ),
-    );
+    let first = Number.POSITIVE_INFINITY;
+    const suspended: ToolCall[] = [];
+    outcomes.forEach((o, i) => {
+      const call = calls[i];
+      if (o.suspended === undefined) return;
+      first = Math.min(first, seqOf(o.suspended.request, i));
+      if (call !== undefined) suspended.push(call);
+    });
+    const places = new RequestPlaces(stream.events, suspended);
     const pending: { seq: number; prompt: PendingPrompt }[] = [];
     outcomes.forEach((outcome, i) => {
       const at = outcome.suspended;
@@ -521,10 +529,11 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
             ? {}
             : { deadline: new Date(now.getTime() + deadlineMs).toISOString() }),
       };
-      const index = openRequestIndex(stream.events, call);
+      const index = places.of(stream.events, call);
       appendOrThrowResult(stream.setMetadata(index, PENDING_METADATA_KEY, markerJson(marker)));
       pending.push({ seq, prompt: pendingPromptOf(marker, now) });
     });
+    markersRewritten(stream);
     return pending.sort((a, b) => a.seq - b.seq).map(({ prompt }) => prompt);
   }
 
@@ -589,13 +598,13 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
 
   #recordRequest(
     call: ToolCallRequest | ToolCall,
-    recorded: Map<string, number>,
+    recorded: Map<string, number> | undefined,
   ): { readonly call: ToolCall; readonly refused?: string } {
     const { stream } = this.#options;
     // The host may have recorded the request already (as it streamed in): do not add another.
     // Counted, so two calls that share an id (some providers send duplicates) get one each.
-    const open = recorded.get(call.id) ?? 0;
-    if (open > 0) {
+    const open = recorded?.get(call.id) ?? 0;
+    if (recorded !== undefined && open > 0) {
       recorded.set(call.id, open - 1);
       return { call };
     }
@@ -622,15 +631,18 @@ export class ToolCoordinator extends EventEmitter<CoordinatorEvents> {
 
 // Of the current turn's tool calls without a response yet, those `calls` name, counted per id:
 // asked of the stream, which keeps them as it grows, so a run costs the same late in a long turn.
+// None (nearly every run: the host leaves recording to the coordinator) is no map at all.
 function openRequestCounts(
   stream: ConversationStream,
   calls: readonly { readonly id: string }[],
-): Map<string, number> {
-  const open = new Map<string, number>();
+): Map<string, number> | undefined {
+  let open: Map<string, number> | undefined;
   for (const { id } of calls) {
-    if (open.has(id)) continue;
+    if (open?.has(id)) continue;
     const count = stream.openRequests("tool_call", id);
-    if (count > 0) open.set(id, count);
+    if (count === 0) continue;
+    open ??= new Map();
+    open.set(id, count);
   }
   return open;
 }
@@ -701,18 +713,43 @@ function promptTimeout(ms: number | undefined): number | undefined {
   return ms;
 }
 
-// The index of the current turn's request that `call` is, preferring the very object.
-function openRequestIndex(events: readonly StreamEvent[], call: ToolCall): number {
-  let fallback = -1;
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i] as StreamEvent;
-    if (event.type === "turn_start") break;
-    if (event === call) return i;
-    if (fallback === -1 && event.type === "tool_call_request" && event.id === call.id) fallback = i;
+/**
+ * Where the current turn's requests of some calls are, from one walk back over the turn: for
+ * each call, the very object when it is there (the latest, if twice), else the latest request
+ * with its id. Asking stays right while entries are replaced by metadata edits.
+ */
+class RequestPlaces {
+  readonly #byObject = new Map<object, number[]>();
+  readonly #byId = new Map<unknown, number>();
+
+  constructor(events: readonly StreamEvent[], calls: readonly ToolCall[]) {
+    const objects = new Set<object>(calls);
+    const ids = new Set(calls.map((call) => call.id));
+    for (let i = events.length - 1; i >= 0; i--) {
+      const event = events[i] as StreamEvent;
+      if (event.type === "turn_start") break;
+      if (objects.has(event)) {
+        const places = this.#byObject.get(event);
+        if (places === undefined) this.#byObject.set(event, [i]);
+        else places.push(i);
+      }
+      if (event.type !== "tool_call_request") continue;
+      const { id } = event as { id: unknown };
+      if (ids.has(id as string) && !this.#byId.has(id)) this.#byId.set(id, i);
+    }
   }
-  if (fallback === -1)
-    throw new Error(`ToolCoordinator lost the request of tool call "${call.id}"`);
-  return fallback;
+
+  /** The index of the request that `call` is in `events` as they are now. */
+  of(events: readonly StreamEvent[], call: ToolCall): number {
+    // Latest first; an entry replaced since (marked) is no longer the very object.
+    const places = this.#byObject.get(call);
+    if (places !== undefined) for (const i of places) if (events[i] === call) return i;
+    const latest = this.#byId.get(call.id);
+    if (latest === undefined) {
+      throw new Error(`ToolCoordinator lost the request of tool call "${call.id}"`);
+    }
+    return latest;
+  }
 }
 
 function appendOrThrowResult(result: Result<void, StreamError>): void {

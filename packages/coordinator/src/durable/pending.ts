@@ -110,28 +110,116 @@ export function findMarkers(stream: ConversationStream): FoundMarker[] {
   return found.reverse().sort((a, b) => (a.marker.seq ?? 0) - (b.marker.seq ?? 0));
 }
 
+/**
+ * The marked requests of a stream's last turn, by prompt id. Kept per events array (a stream's
+ * own, which `sanitize` replaces), so answering prompt after prompt of one turn does not read the
+ * turn again each time: events appended since are read on the next look-up, and a marker found
+ * where the index says is read as it is now (a claim or a reply written since is seen). Markers
+ * are the coordinator's own metadata: where it writes one elsewhere, it drops the index
+ * ({@link markersRewritten}).
+ */
+interface MarkerIndex {
+  /** The index of the last turn's `turn_start`, or -1 when there is none. */
+  readonly start: number;
+  /** How many events have been read. */
+  read: number;
+  /** For each prompt id, the last request of the turn whose marker had it. */
+  readonly byPrompt: Map<string, number>;
+  /** For each tool call id, the indices of its responses in the turn, in order. */
+  readonly responses: Map<string, number[]>;
+}
+
+const markerIndexes = new WeakMap<readonly StreamEvent[], MarkerIndex>();
+
+/**
+ * Drops what {@link answerPendingPrompt} knows of the stream's markers: for a writer of markers
+ * that may put one where none was, or move one.
+ */
+export function markersRewritten(stream: ConversationStream): void {
+  markerIndexes.delete(stream.events);
+}
+
 /** The marker of one prompt, found without reading the others. */
 function findMarker(stream: ConversationStream, promptId: string): FoundMarker | undefined {
   const { events } = stream;
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i] as StreamEvent;
-    if (event.type === "turn_start") break;
-    if (event.type !== "tool_call_request") continue;
-    const metadata = (event as { metadata?: Record<string, unknown> }).metadata;
-    const raw = metadata?.[PENDING_METADATA_KEY] as { prompt_id?: unknown } | undefined;
-    if (raw === undefined || raw === null || raw.prompt_id !== promptId) continue;
-    // A closed call keeps a stale marker if a reader that does not know markers repaired it.
-    let open = 1;
-    for (let j = i + 1; j < events.length; j++) {
-      const later = events[j] as StreamEvent;
-      if (later.type === "tool_call_request" && String(later.id) === String(event.id)) open++;
-      if (later.type === "tool_call_response" && String(later.id) === String(event.id)) open--;
-    }
-    if (open <= 0) return undefined;
-    const marker = readMarker(event);
-    return marker === undefined ? undefined : { index: i, event, marker };
+  let index = markerIndexes.get(events);
+  let fresh = false;
+  if (index === undefined || !caughtUp(index, events)) {
+    index = readMarkerIndex(events);
+    fresh = true;
   }
-  return undefined;
+  let at = index.byPrompt.get(promptId);
+  // None, or no longer there: read the turn again, once.
+  if (!fresh && (at === undefined || markedPrompt(events[at] as StreamEvent) !== promptId)) {
+    index = readMarkerIndex(events);
+    at = index.byPrompt.get(promptId);
+  }
+  if (at === undefined) return undefined;
+  const event = events[at] as StreamEvent;
+  const id = String((event as { id?: unknown }).id);
+  // A closed call keeps a stale marker if a reader that does not know markers repaired it.
+  if (!openAfter(events, at, index.responses.get(id))) return undefined;
+  const marker = readMarker(event);
+  return marker === undefined ? undefined : { index: at, event, marker };
+}
+
+// The prompt id a request's marker names, if it names one.
+function markedPrompt(event: StreamEvent): string | undefined {
+  const metadata = (event as { metadata?: Record<string, unknown> }).metadata;
+  const raw = metadata?.[PENDING_METADATA_KEY] as { prompt_id?: unknown } | undefined;
+  if (raw === undefined || raw === null || typeof raw.prompt_id !== "string") return undefined;
+  return raw.prompt_id;
+}
+
+// Reads the last turn of `events` into a new index, kept for the next look-up.
+function readMarkerIndex(events: readonly StreamEvent[]): MarkerIndex {
+  let start = events.length - 1;
+  while (start >= 0 && (events[start] as StreamEvent).type !== "turn_start") start--;
+  const index: MarkerIndex = { start, read: start + 1, byPrompt: new Map(), responses: new Map() };
+  caughtUp(index, events);
+  markerIndexes.set(events, index);
+  return index;
+}
+
+// Reads the events appended since the index was read; false when a new turn started among them
+// or the events are fewer than were read (the index is then read anew).
+function caughtUp(index: MarkerIndex, events: readonly StreamEvent[]): boolean {
+  if (events.length < index.read) return false;
+  for (let i = index.read; i < events.length; i++) {
+    const event = events[i] as StreamEvent;
+    if (event.type === "turn_start") return false;
+    if (event.type === "tool_call_response") {
+      const id = String(event.id);
+      const responses = index.responses.get(id);
+      if (responses === undefined) index.responses.set(id, [i]);
+      else responses.push(i);
+    } else if (event.type === "tool_call_request") {
+      const promptId = markedPrompt(event);
+      if (promptId !== undefined) index.byPrompt.set(promptId, i);
+    }
+    index.read = i + 1;
+  }
+  return true;
+}
+
+// Whether the request at `at` is still open, counting the requests and responses with its id
+// after it (`responses`: the indices of its id's responses in the turn, in order).
+function openAfter(
+  events: readonly StreamEvent[],
+  at: number,
+  responses: readonly number[] | undefined,
+): boolean {
+  let closing = 0;
+  if (responses !== undefined) for (const j of responses) if (j > at) closing++;
+  // With no response after it, a request is open however many others share its id.
+  if (closing === 0) return true;
+  const id = String((events[at] as { id?: unknown }).id);
+  let open = 1 - closing;
+  for (let j = at + 1; j < events.length; j++) {
+    const later = events[j] as StreamEvent;
+    if (later.type === "tool_call_request" && String(later.id) === id) open++;
+  }
+  return open > 0;
 }
 
 /**
@@ -152,16 +240,24 @@ export function unreadableMarkers(stream: ConversationStream): string[] {
   return ids;
 }
 
+/** Found markers by prompt id, for {@link checkAnswerInMemory}: the first in line for each id. */
+export function markersById(found: readonly FoundMarker[]): Map<string, FoundMarker> {
+  const byId = new Map<string, FoundMarker>();
+  for (const f of found) if (!byId.has(f.marker.prompt_id)) byId.set(f.marker.prompt_id, f);
+  return byId;
+}
+
 /**
  * Checks an answer given in memory to `resume({ answers })` against the pending question it
- * names: the same checks as a live answer. A secret is welcome here (this path stores nothing).
+ * names (`found`: {@link markersById}): the same checks as a live answer. A secret is welcome
+ * here (this path stores nothing).
  */
 export function checkAnswerInMemory(
-  found: readonly FoundMarker[],
+  found: ReadonlyMap<string, FoundMarker>,
   promptId: string,
   value: JsonValue,
 ): Result<StoredReply, AnswerPendingError> {
-  const marker = found.find((f) => f.marker.prompt_id === promptId)?.marker;
+  const marker = found.get(promptId)?.marker;
   if (marker === undefined) {
     return err({
       kind: "unknown_prompt",
