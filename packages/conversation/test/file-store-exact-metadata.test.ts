@@ -1,13 +1,13 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FileConversationStore, type ToolCallRequest } from "../src/index.js";
+import type { ToolCallRequest } from "../src/index.js";
+import { b64, chatEntry, loadEntries, pretty, TURN } from "./support/entries-on-disk.js";
 
 // An entry holding numbers JSON.parse does not read exactly (an integer past 2^53, a -0.0) is
 // written back as its text. Changing its metadata must change that member alone.
 
-const b64 = (text: string) => Buffer.from(text, "utf-8").toString("base64");
 const NAME = "17758406187-exact-metadata";
 const BIG = "12345678901234567891";
 
@@ -19,15 +19,7 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-// An entry laid out as a save lays out an entry of the array.
-const pretty = (value: unknown) => JSON.stringify(value, null, 2).replaceAll("\n", "\n  ");
-
-const TURN = pretty({ timestamp: "2026-04-10 17:04:24.0", type: "turn_start" });
-const REQUEST = pretty({
-  timestamp: "2026-04-10 17:04:24.1",
-  type: "chat_request",
-  content: "Look it up",
-});
+const REQUEST = chatEntry("Look it up");
 
 // A tool call as JP writes it, exact numbers in its arguments, `extra` members after them.
 const call = (extra = "") => `{
@@ -43,21 +35,7 @@ const call = (extra = "") => `{
     }${extra}
   }`;
 
-// Writes a conversation whose events.json holds `entries` laid out as a save lays them out, and
-// loads it.
-async function loadWith(entries: readonly string[]) {
-  const dir = join(root, NAME);
-  await mkdir(dir, { recursive: true });
-  await writeFile(
-    join(dir, "metadata.json"),
-    `${JSON.stringify({ last_activated_at: "2026-01-01 00:00:00.0" }, null, 2)}\n`,
-  );
-  const text = `[\n  ${entries.join(",\n  ")}\n]\n`;
-  await writeFile(join(dir, "events.json"), text);
-  const store = new FileConversationStore(root);
-  const loaded = (await store.load(NAME))._unsafeUnwrap();
-  return { store, loaded, text, path: join(dir, "events.json") };
-}
+const loadWith = (entries: readonly string[]) => loadEntries(root, NAME, entries);
 
 // The entry `entry` (text) as JSON.parse reads it, its metadata replaced (removed: undefined).
 function withMetadata(entry: string, metadata: Record<string, unknown> | undefined) {

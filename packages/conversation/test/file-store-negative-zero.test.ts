@@ -8,6 +8,7 @@ import {
   type InquiryResponse,
   type ToolCallRequest,
 } from "../src/index.js";
+import { b64, chatEntry, loadEntries, pretty, TURN } from "./support/entries-on-disk.js";
 
 // JSON.parse reads each of these as -0; JSON.stringify writes -0 as `0`. JP (serde_json) writes
 // a negative zero float as `-0.0`.
@@ -17,7 +18,6 @@ const NOT_NEGATIVE_ZEROS = ["0.0", "-0.5", "-10", "-1e-5", "1e-400"];
 
 type Answered = Extract<InquiryResponse, { outcome: "answered" }>;
 
-const b64 = (text: string) => Buffer.from(text, "utf-8").toString("base64");
 const NAME = "17758406187-negative-zero";
 
 let root: string;
@@ -28,31 +28,9 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-// Writes a conversation whose events.json is `entries` laid out as a save lays them out (the
-// entries themselves as given), and loads it.
-async function loadWith(entries: readonly string[]) {
-  const dir = join(root, NAME);
-  await mkdir(dir, { recursive: true });
-  await writeFile(
-    join(dir, "metadata.json"),
-    `${JSON.stringify({ last_activated_at: "2026-04-10 17:03:38.711" }, null, 2)}\n`,
-  );
-  const text = `[\n  ${entries.join(",\n  ")}\n]\n`;
-  await writeFile(join(dir, "events.json"), text);
-  const store = new FileConversationStore(root);
-  const loaded = (await store.load(NAME))._unsafeUnwrap();
-  return { store, loaded, text, path: join(dir, "events.json") };
-}
+const loadWith = (entries: readonly string[]) => loadEntries(root, NAME, entries);
 
-// An entry laid out as JSON.stringify(…, null, 2) lays out an entry of the array.
-const pretty = (value: unknown) => JSON.stringify(value, null, 2).replaceAll("\n", "\n  ");
-
-const TURN = pretty({ timestamp: "2026-04-10 17:04:24.0", type: "turn_start" });
-const REQUEST = pretty({
-  timestamp: "2026-04-10 17:04:24.1",
-  type: "chat_request",
-  content: b64("Move it back"),
-});
+const REQUEST = chatEntry(b64("Move it back"));
 
 // A tool call as JP writes it, `spelling` in its arguments.
 const call = (spelling: string) => `{

@@ -43,6 +43,14 @@ describe("ToolCoordinator", () => {
   });
 });
 
+// A tool `echo` that succeeds at once, run without asking.
+const echoing = () => ({
+  tools: { echo: { run: "unattended" as const } },
+  executors: new MockExecutorSource({
+    echo: new MockExecutor(() => ({ type: "success", content: "ok" })),
+  }),
+});
+
 describe("recording the tool calls", () => {
   it("does not record a request again when the host already did, even as a copy", async () => {
     const human = new MockPromptBackend({ questions: [{ type: "answer", value: true }] });
@@ -65,12 +73,7 @@ describe("recording the tool calls", () => {
   });
 
   it("takes each request the host recorded once: a second call of the same id gets its own", async () => {
-    const { stream, coordinator } = coordinatorFor({
-      tools: { echo: { run: "unattended" } },
-      executors: new MockExecutorSource({
-        echo: new MockExecutor(() => ({ type: "success", content: "ok" })),
-      }),
-    });
+    const { stream, coordinator } = coordinatorFor(echoing());
     stream.append(createEvent("tool_call_request", { id: "dup", name: "echo", arguments: {} }));
     await coordinator.run(
       [
@@ -88,12 +91,7 @@ describe("recording the tool calls", () => {
   });
 
   it("records a new request for an id whose earlier call this turn was already answered", async () => {
-    const { stream, coordinator } = coordinatorFor({
-      tools: { echo: { run: "unattended" } },
-      executors: new MockExecutorSource({
-        echo: new MockExecutor(() => ({ type: "success", content: "ok" })),
-      }),
-    });
+    const { stream, coordinator } = coordinatorFor(echoing());
     for (let i = 0; i < 3; i++) {
       await coordinator.run([{ id: "same", name: "echo", arguments: {} }], {
         turn: new TurnState(),
@@ -104,12 +102,7 @@ describe("recording the tool calls", () => {
   });
 
   it("does not take a request left open in an earlier turn", async () => {
-    const { stream, coordinator } = coordinatorFor({
-      tools: { echo: { run: "unattended" } },
-      executors: new MockExecutorSource({
-        echo: new MockExecutor(() => ({ type: "success", content: "ok" })),
-      }),
-    });
+    const { stream, coordinator } = coordinatorFor(echoing());
     stream.append(createEvent("tool_call_request", { id: "c1", name: "echo", arguments: {} }));
     stream.startTurn("next");
     await coordinator.run([{ id: "c1", name: "echo", arguments: {} }], { turn: new TurnState() });
@@ -135,13 +128,7 @@ describe("recording the tool calls", () => {
       },
     ];
     const stream = ConversationStream.decode(json)._unsafeUnwrap();
-    const coordinator = new ToolCoordinator({
-      stream,
-      tools: { echo: { run: "unattended" } },
-      executors: new MockExecutorSource({
-        echo: new MockExecutor(() => ({ type: "success", content: "ok" })),
-      }),
-    });
+    const coordinator = new ToolCoordinator({ stream, ...echoing() });
     await coordinator.run([{ id: "call_1", name: "echo", arguments: {} }], {
       turn: new TurnState(),
     });
