@@ -236,7 +236,12 @@ export class ConversationStream {
     const current = (event as { metadata?: JsonObject }).metadata;
     const metadata: JsonObject = {};
     if (current !== undefined) {
-      for (const [k, v] of Object.entries(current)) if (k !== key) setOwn(metadata, k, v);
+      // Copied by assignment: only `__proto__` needs defining as an own key.
+      for (const k of Object.keys(current)) {
+        if (k === key) continue;
+        if (k === "__proto__") setOwn(metadata, k, current[k] as JsonValue);
+        else metadata[k] = current[k] as JsonValue;
+      }
     }
     if (value !== undefined) setOwn(metadata, key, value);
     const { metadata: _, ...rest } = event as StreamEvent & { metadata?: JsonObject };

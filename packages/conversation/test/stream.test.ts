@@ -541,3 +541,22 @@ describe("openRequests", () => {
     expect(stream.openRequests("tool_call", "t1")).toBe(0);
   });
 });
+
+describe("setMetadata", () => {
+  it("keeps the other keys in order, `__proto__` and `constructor` as own keys", () => {
+    const event = JSON.parse(
+      '{"timestamp":"t","type":"chat_request","content":"x","metadata":{"b":1,"__proto__":{"p":true},"constructor":"c","a":[2]}}',
+    );
+    const stream = ConversationStream.decode([turnStart(), event])._unsafeUnwrap();
+    stream.setMetadata(1, "b", undefined)._unsafeUnwrap();
+    stream.setMetadata(1, "z", "new")._unsafeUnwrap();
+    const metadata = (stream.events[1] as { metadata?: Record<string, unknown> }).metadata ?? {};
+    expect(Object.keys(metadata)).toEqual(["__proto__", "constructor", "a", "z"]);
+    expect(Object.getPrototypeOf(metadata)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(metadata, "__proto__")?.value).toEqual({ p: true });
+    expect(({} as Record<string, unknown>).p).toBeUndefined();
+    expect(JSON.stringify(metadata)).toBe(
+      '{"__proto__":{"p":true},"constructor":"c","a":[2],"z":"new"}',
+    );
+  });
+});
