@@ -14,7 +14,7 @@ import {
 } from "./internal/exact-numbers.js";
 import { keepUnknownKeys } from "./internal/keep-unknown-keys.js";
 import { lazy, zod } from "./internal/lazy.js";
-import { metadataEditOf, withMetadataText } from "./internal/metadata-edit.js";
+import { editedText } from "./internal/metadata-edit.js";
 import { numbersSeen } from "./internal/numbers-seen.js";
 import { readableJson } from "./internal/readable-json.js";
 import { type ConversationBytes, revisionOf } from "./internal/revision.js";
@@ -169,13 +169,14 @@ const readFrom = new WeakMap<StreamEvent, unknown>();
 // that text with the new metadata, so the entry's other numbers stay as they were read.
 // `undefined` for any other event (encoded as usual).
 function editedEntry(event: StreamEvent): RawEntry | undefined {
-  const edit = metadataEditOf(event);
-  if (edit === undefined) return undefined;
-  const raw = readFrom.get(edit.origin as StreamEvent);
-  if (!(raw instanceof RawEntry)) return undefined;
-  const { metadata } = toDisk(encodeEvent(event)) as { metadata?: unknown };
-  if (metadata !== undefined && !isPlainObject(metadata)) return undefined;
-  const text = withMetadataText(raw.text, metadata, edit.keys);
+  const text = editedText(
+    event,
+    (origin) => {
+      const raw = readFrom.get(origin as StreamEvent);
+      return raw instanceof RawEntry ? raw.text : undefined;
+    },
+    () => (toDisk(encodeEvent(event)) as { metadata?: unknown }).metadata,
+  );
   return text === undefined ? undefined : new RawEntry(text);
 }
 

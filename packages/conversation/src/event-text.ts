@@ -1,7 +1,7 @@
 import { encodeEvent } from "./codec.js";
 import type { StreamEvent } from "./events.js";
 import { inexactEntries, type RawEntry } from "./internal/exact-numbers.js";
-import { metadataEditOf, withMetadataText } from "./internal/metadata-edit.js";
+import { editedText } from "./internal/metadata-edit.js";
 import { isPlainObject } from "./json.js";
 
 // JSON.parse reads an integer past 2^53 rounded and `-0.0` as 0. An event decoded from JSON text
@@ -40,15 +40,11 @@ export function rememberEventTexts(
 export function encodeEventText(event: StreamEvent): string {
   const kept = texts.get(event);
   if (kept !== undefined) return kept.text;
-  const edit = metadataEditOf(event);
-  const origin = edit === undefined ? undefined : texts.get(edit.origin);
   const encoded = encodeEvent(event);
-  if (edit !== undefined && origin !== undefined) {
-    const { metadata } = encoded as { metadata?: unknown };
-    if (metadata === undefined || isPlainObject(metadata)) {
-      const text = withMetadataText(origin.text, metadata, edit.keys);
-      if (text !== undefined) return text;
-    }
-  }
-  return JSON.stringify(encoded);
+  const edited = editedText(
+    event,
+    (origin) => texts.get(origin)?.text,
+    () => (encoded as { metadata?: unknown }).metadata,
+  );
+  return edited ?? JSON.stringify(encoded);
 }

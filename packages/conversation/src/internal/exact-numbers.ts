@@ -17,6 +17,16 @@
 const MAYBE_INEXACT = /[0-9]{16}|-0(?:\.0*)?(?![.0-9])|-[0-9.]+[eE]-[0-9]{3}|-0\.0{200}/;
 const NUMBER = /-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
 
+/** The index after the JSON string whose opening quote is at `i` (escapes skipped), or -1. */
+export function stringEnd(text: string, i: number): number {
+  for (i++; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 92 /* \ */) i++;
+    else if (c === 34 /* " */) return i + 1;
+  }
+  return -1;
+}
+
 /** The exact text of an entry, written back in place of the value JSON.parse made of it. */
 export class RawEntry {
   readonly text: string;
@@ -42,12 +52,9 @@ export function inexactEntries(text: string): Map<number, RawEntry> {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 34 /* " */) {
-      // Skip the string, escapes included.
-      for (i++; i < text.length; i++) {
-        const s = text.charCodeAt(i);
-        if (s === 92 /* \ */) i++;
-        else if (s === 34) break;
-      }
+      const end = stringEnd(text, i);
+      if (end < 0) break;
+      i = end - 1;
       continue;
     }
     if (c === 91 /* [ */ || c === 123 /* { */) {

@@ -1,4 +1,5 @@
 import { isPlainObject, setOwn } from "../json.js";
+import { stringEnd } from "./exact-numbers.js";
 
 // An event whose `metadata` alone was changed (by `ConversationStream.setMetadata`) is a new
 // object: it is traced back here to the event it was made from, so that an entry written back
@@ -6,7 +7,7 @@ import { isPlainObject, setOwn } from "../json.js";
 // `metadata` member alone replaced.
 
 /** The event a metadata edit started from, and the metadata keys set or removed since. */
-export interface MetadataEdit {
+interface MetadataEdit {
   readonly origin: object;
   readonly keys: ReadonlySet<string>;
 }
@@ -23,9 +24,23 @@ export function noteMetadataEdit(next: object, previous: object, key: string): v
   edits.set(next, { origin: earlier?.origin ?? previous, keys });
 }
 
-/** The edit `event` is the result of, or `undefined` for an event not made by a metadata edit. */
-export function metadataEditOf(event: object): MetadataEdit | undefined {
-  return edits.get(event);
+/**
+ * The text of `event` when it was made by metadata edits from an event whose text `textOf`
+ * gives: that text with the event's metadata (`metadataOf()`, in the form the text is written
+ * in) in place of the old. `undefined` for any other event, or when the text cannot be edited so.
+ */
+export function editedText(
+  event: object,
+  textOf: (origin: object) => string | undefined,
+  metadataOf: () => unknown,
+): string | undefined {
+  const edit = edits.get(event);
+  if (edit === undefined) return undefined;
+  const text = textOf(edit.origin);
+  if (text === undefined) return undefined;
+  const metadata = metadataOf();
+  if (metadata !== undefined && !isPlainObject(metadata)) return undefined;
+  return withMetadataText(text, metadata, edit.keys);
 }
 
 /** One member of a JSON object text: where its key and its value are. */
@@ -48,16 +63,6 @@ const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
 function skipSpace(text: string, i: number): number {
   while (i < text.length && isSpace(text.charCodeAt(i))) i++;
   return i;
-}
-
-// The index after the string whose opening quote is at `i`, or -1 if it is not closed.
-function stringEnd(text: string, i: number): number {
-  for (i++; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 92 /* \ */) i++;
-    else if (c === 34 /* " */) return i + 1;
-  }
-  return -1;
 }
 
 // The index after the value starting at `i`: a string, an array or object (strings within
